@@ -1,0 +1,297 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One call through the interceptor pipeline, read top to bottom:
+///
+/// 1. build the request, 2. Execution, 3. transport, then Success or Failure,
+/// 4. Completion, 5. serialization and Serialization interceptors, 6. delivery.
+///
+/// `retry()` loops back to 1; `complete(…, finish: false)` delivers a result through the
+/// remaining phases and carries on; cancellation ends the call with `CancellationError` and
+/// runs no further interceptor. `deliver` is called once per delivery, the last one final.
+struct Call<Output: Sendable>: Sendable {
+    let client: Client
+    let endpoint: any Endpoint
+    let context = CallContext()
+    /// Step 5: turns the attempt's raw result into the call's output.
+    let serialization: Serialization<Output>
+    /// Step 6: hands a result to the caller.
+    let deliver: @Sendable (Response<Output>) async -> Void
+
+    private var manager: Manager { client.manager }
+    private var pipeline: Pipeline { client.manager.pipeline }
+
+    /// How a phase ended.
+    private enum PhaseOutcome {
+        case proceeded
+        case completed(Response<Data>)
+        case retried
+    }
+
+    /// Runs the call to its final delivery.
+    func run() async {
+        do {
+            await deliver(try await attempts())
+        } catch {
+            // Only cancellation is thrown inside the pipeline; every other error is a result.
+            await deliver(.failure(CancellationError()))
+        }
+    }
+
+    private func attempts() async throws -> Response<Output> {
+        var number = 0
+        while true {
+            try Task.checkCancellation()
+            let startedAt = ContinuousClock.now
+
+            // 1. Build.
+            let request: URLRequest
+            var result: Response<Data>?
+            do {
+                request = try await manager.request(for: endpoint)
+            } catch {
+                request = manager.partialRequest(for: endpoint)
+                result = .failure(error)
+            }
+            let attempt = Attempt(call: self, request: request, number: number, startedAt: startedAt)
+            var retried = false
+
+            // 2. Execution.
+            if result == nil {
+                switch try await runPhase(pipeline.execution, attempt, { await $0.intercept(chain: $1) }) {
+                case .proceeded: break
+                case .completed(let response): result = response
+                case .retried: retried = true
+                }
+            }
+
+            // 3. Transport, then Success or Failure.
+            if result == nil, !retried {
+                switch try await send(attempt) {
+                case .completed(let response): result = response
+                case .retried: retried = true
+                case .proceeded: preconditionFailure("send(_:) always ends with a result or a retry")
+                }
+            }
+
+            if retried {
+                if number < manager.maxRetries {
+                    number += 1
+                    continue
+                }
+                result = .failure(LeashError.retryLimitExceeded(attempts: number + 1))
+            }
+
+            // 4. Completion, then 5–6.
+            switch try await runCompletion(result!, attempt, from: 0, interim: false) {
+            case .retried:
+                number += 1
+            case .completed(let response):
+                return try await finish(response, attempt, interim: false)
+            case .proceeded:
+                preconditionFailure("runCompletion(_:_:from:interim:) always ends with a result or a retry")
+            }
+        }
+    }
+
+    /// Step 3: sends the request and runs Success or Failure on what came back.
+    private func send(_ attempt: Attempt) async throws -> PhaseOutcome {
+        let sent: Result<(Data, HTTPURLResponse), any Error>
+        do {
+            sent = .success(try await manager.transport.send(attempt.request))
+        } catch {
+            sent = .failure(error)
+        }
+        try Task.checkCancellation()
+        let outcome: PhaseOutcome
+        let natural: Response<Data>
+        switch sent {
+        case .success((let data, let response)):
+            if let codes = manager.acceptableStatusCodes, !codes.contains(response.statusCode) {
+                let error = LeashError.unacceptableStatusCode(response.statusCode, response: response, data: data)
+                natural = .failure(error)
+                outcome = try await runPhase(pipeline.failure, attempt) {
+                    await $0.intercept(chain: $1, error: error)
+                }
+            } else {
+                natural = .success(value: data, extra: response)
+                outcome = try await runPhase(pipeline.success, attempt) {
+                    await $0.intercept(chain: $1, response: response, data: data)
+                }
+            }
+        case .failure(let error):
+            let error = LeashError(wrapping: error)
+            natural = .failure(error)
+            outcome = try await runPhase(pipeline.failure, attempt) { await $0.intercept(chain: $1, error: error) }
+        }
+        if case .proceeded = outcome { return .completed(natural) }
+        return outcome
+    }
+
+    /// Steps 2 and 3: runs one data phase until an interceptor completes or retries.
+    private func runPhase<Phase>(
+        _ interceptors: [Phase],
+        _ attempt: Attempt,
+        _ intercept: (Phase, InterceptorChain<Data>) async -> Void
+    ) async throws -> PhaseOutcome {
+        for interceptor in interceptors {
+            try Task.checkCancellation()
+            let chain = InterceptorChain<Data>(attempt: attempt, allowsRetry: true)
+            await intercept(interceptor, chain)
+            switch chain.seal() {
+            case .proceed:
+                continue
+            case .complete(let response, finish: true):
+                return .completed(response)
+            case .complete(let response, finish: false):
+                try await deliverInterim(response, attempt, completionFrom: 0)
+            case .retry:
+                return .retried
+            }
+        }
+        return .proceeded
+    }
+
+    /// Step 4: runs Completion from `index`. Ends with the result to serialize, or a retry.
+    private func runCompletion(
+        _ response: Response<Data>,
+        _ attempt: Attempt,
+        from index: Int,
+        interim: Bool
+    ) async throws -> PhaseOutcome {
+        var current = response
+        let interceptors = pipeline.completion
+        var index = index
+        while index < interceptors.count {
+            try Task.checkCancellation()
+            let chain = InterceptorChain<Data>(attempt: attempt, allowsRetry: !interim)
+            await interceptors[index].intercept(chain: chain, response: current)
+            switch chain.seal() {
+            case .proceed:
+                break
+            case .complete(let replacement, let finish):
+                if finish || interim { return .completed(replacement) }
+                try await deliverInterim(replacement, attempt, completionFrom: index + 1)
+            case .retry:
+                if attempt.number < manager.maxRetries { return .retried }
+                current = .failure(LeashError.retryLimitExceeded(attempts: attempt.number + 1))
+            }
+            index += 1
+        }
+        return .completed(current)
+    }
+
+    /// Delivers a `finish: false` result through the remaining phases without ending the call.
+    private func deliverInterim(_ response: Response<Data>, _ attempt: Attempt, completionFrom index: Int) async throws {
+        guard case .completed(let result) = try await runCompletion(response, attempt, from: index, interim: true)
+        else { return }
+        let output = try await finish(result, attempt, interim: true)
+        try Task.checkCancellation()
+        await deliver(output)
+    }
+}
+
+extension Call {
+    /// Step 5: serializes the result and runs Serialization interceptors on it.
+    private func finish(_ response: Response<Data>, _ attempt: Attempt, interim: Bool) async throws -> Response<Output> {
+        var current: Response<Output>
+        switch response {
+        case .success(let data, let extra):
+            do {
+                current = .success(value: try serialization.serialize(data, extra as? HTTPURLResponse), extra: extra)
+            } catch let error as LeashError {
+                current = .failure(error)
+            } catch {
+                current = .failure(LeashError.decoding(error, data: data))
+            }
+        case .failure(let error):
+            current = .failure(error)
+        }
+        guard serialization.runsInterceptors else { return current }
+        for interceptor in pipeline.serialization {
+            try Task.checkCancellation()
+            let chain = InterceptorChain<Output>(attempt: attempt, allowsRetry: false)
+            await serialization.intercept(interceptor, chain, response, current.result)
+            switch chain.seal() {
+            case .proceed, .retry:
+                continue
+            case .complete(let replacement, let finish):
+                if finish || interim { return replacement }
+                try Task.checkCancellation()
+                await deliver(replacement)
+            }
+        }
+        return current
+    }
+}
+
+/// How a call turns bytes into its output: the serializer, and how Serialization
+/// interceptors are called with it.
+struct Serialization<Output: Sendable>: Sendable {
+    let serialize: @Sendable (Data, HTTPURLResponse?) throws -> Output
+    let intercept:
+        @Sendable (any SerializationInterceptor, InterceptorChain<Output>, Response<Data>, Result<Output, any Error>)
+            async -> Void
+    /// `false` for `data(_:)` calls, which have no Serialization phase.
+    var runsInterceptors: Bool
+
+    init<S: Serializer>(_ serializer: S) where S.Value == Output {
+        serialize = { try serializer.serialize(data: $0, response: $1) }
+        intercept = { interceptor, chain, response, result in
+            await interceptor.intercept(chain: chain, response: response, result: result, serializer: serializer)
+        }
+        runsInterceptors = true
+    }
+}
+
+extension Serialization where Output == Data {
+    /// The bytes as they are, with no Serialization phase.
+    static var raw: Serialization<Data> {
+        var serialization = Serialization(RawDataSerializer())
+        serialization.runsInterceptors = false
+        return serialization
+    }
+}
+
+/// Passes the body through unchanged.
+struct RawDataSerializer: Serializer {
+    func serialize(data: Data, response: HTTPURLResponse?) -> Data { data }
+}
+
+/// One attempt of a call: what every chain of the attempt shares.
+struct Attempt: Sendable {
+    let call: CallIdentity
+    let request: URLRequest
+    let number: Int
+    let startedAt: ContinuousClock.Instant
+
+    init<Output>(call: Call<Output>, request: URLRequest, number: Int, startedAt: ContinuousClock.Instant) {
+        self.call = CallIdentity(client: call.client, endpoint: call.endpoint, context: call.context)
+        self.request = request
+        self.number = number
+        self.startedAt = startedAt
+    }
+}
+
+/// The parts of a call that do not depend on its output type.
+struct CallIdentity: Sendable {
+    let client: Client
+    let endpoint: any Endpoint
+    let context: CallContext
+}
+
+extension LeashError {
+    /// Wraps an error thrown by a transport, leaving Leash's own errors untouched.
+    init(wrapping error: any Error) {
+        if let error = error as? LeashError {
+            self = error
+        } else if let error = error as? URLError, error.code == .timedOut {
+            self = .timedOut
+        } else {
+            self = .transport(error)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension Manager {
+    /// The base URL and method alone: what interceptors see when the request cannot be built.
+    func partialRequest(for endpoint: any Endpoint) -> URLRequest {
+        var request = URLRequest(url: baseURL, timeoutInterval: timeout)
+        request.httpMethod = endpoint.method.rawValue
+        return request
+    }
+
+    /// Builds the request for `endpoint`: URL, parameters, headers and authenticator.
+    ///
+    /// - Throws: ``LeashError/invalidURL(_:)`` or ``LeashError/encoding(_:)``.
+    func request(for endpoint: any Endpoint) async throws -> URLRequest {
+        let method = endpoint.method
+        let encoded: EncodedParameters
+        do {
+            encoded = try EncodedParameters(endpoint.parameters, method: method, encoder: jsonEncoder)
+        } catch let error as LeashError {
+            throw error
+        } catch {
+            throw LeashError.encoding(error)
+        }
+
+        var request = URLRequest(url: try url(for: endpoint.path, query: encoded.query), timeoutInterval: timeout)
+        request.httpMethod = method.rawValue
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        for (name, value) in endpoint.headers {
+            try setHeader(value, named: name, on: &request)
+        }
+        if let authenticator, let value = await authenticator.authentication {
+            try setHeader(value, named: type(of: authenticator).header, on: &request)
+        }
+        if let body = encoded.body {
+            request.httpBody = body
+            if let contentType = encoded.contentType, request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            }
+        }
+        return request
+    }
+
+    private func setHeader(_ value: String, named name: String, on request: inout URLRequest) throws {
+        guard HeaderField.isValid(name: name, value: value) else {
+            throw LeashError.encoding(HeaderError(name: name))
+        }
+        request.setValue(value, forHTTPHeaderField: name)
+    }
+
+    /// Joins the base URL and `path` as text, then appends the encoded query.
+    private func url(for path: String, query: String?) throws -> URL {
+        var path = Substring(path)
+        if path.hasPrefix("/") { path = path.dropFirst() }
+        guard !path.contains("#") else {
+            throw LeashError.invalidURL(baseURLString + "/" + path)
+        }
+        var text = baseURLString
+        let pathQuery: Substring?
+        if let questionMark = path.firstIndex(of: "?") {
+            pathQuery = path[path.index(after: questionMark)...]
+            path = path[..<questionMark]
+        } else {
+            pathQuery = nil
+        }
+        if !path.isEmpty {
+            text += "/" + Self.escape(path, allowed: .leashPathAllowed)
+        }
+        let queries = [pathQuery.map { Self.escape($0, allowed: .leashQueryAllowed) }, query]
+            .compactMap { $0 }
+            .filter { !$0.isEmpty }
+        if !queries.isEmpty {
+            text += "?" + queries.joined(separator: "&")
+        }
+        guard let url = URL(string: text), url.host != nil else {
+            throw LeashError.invalidURL(text)
+        }
+        return url
+    }
+
+    private static func escape(_ text: Substring, allowed: CharacterSet) -> String {
+        String(text).addingPercentEncoding(withAllowedCharacters: allowed) ?? String(text)
+    }
+}
+
+extension CharacterSet {
+    /// Path characters, plus `%` so that an already escaped path is left as it is.
+    fileprivate static let leashPathAllowed = CharacterSet.urlPathAllowed.union(["%"])
+    /// Query characters, plus `%` so that an already escaped query is left as it is.
+    fileprivate static let leashQueryAllowed = CharacterSet.urlQueryAllowed.union(["%"])
+}
+
+/// A header name or value that cannot be sent.
+struct HeaderError: Error, CustomStringConvertible {
+    let name: String
+    var description: String {
+        "the header '\(name)' has a name that is not a token, or a value with a line break (header injection)"
+    }
+}
+
+/// Where an endpoint's parameters go: the query string or the body.
+struct EncodedParameters {
+    var query: String?
+    var body: Data?
+    var contentType: String?
+
+    init(_ parameters: Any?, method: HTTPMethod, encoder: JSONEncoder) throws {
+        guard let parameters else { return }
+        let inQuery = method.encodesParametersInQuery
+        // The order of these cases is the documented matching order: first match wins.
+        if let queryEncodable = parameters as? any QueryEncodable {
+            query = try QueryString.encode(queryEncodable.toQuery())
+        } else if let data = parameters as? Data {
+            try Self.requireBody(inQuery, method, "Data")
+            body = data
+            contentType = "application/octet-stream"
+        } else if let form = parameters as? MultipartFormData {
+            try Self.requireBody(inQuery, method, "MultipartFormData")
+            body = try form.encode()
+            contentType = form.contentType
+        } else if let dictionary = parameters as? [String: any CustomStringConvertible] {
+            if inQuery {
+                query = try QueryString.encode(dictionary)
+            } else {
+                try setJSONObject(dictionary)
+            }
+        } else if let encodable = parameters as? any Encodable {
+            try Self.requireBody(inQuery, method, "\(type(of: encodable))")
+            body = try encoder.encode(encodable)
+            contentType = "application/json"
+        } else if parameters is [String: Any] || parameters is [Any] {
+            try Self.requireBody(inQuery, method, "\(type(of: parameters))")
+            try setJSONObject(parameters)
+        } else {
+            throw ParameterError(
+                "parameters of type \(type(of: parameters)) cannot be encoded: use QueryEncodable, Encodable, "
+                    + "[String: Any], Data or MultipartFormData"
+            )
+        }
+    }
+
+    private mutating func setJSONObject(_ object: Any) throws {
+        // JSONSerialization raises (crashes) on some platforms for objects it cannot write.
+        guard JSONSerialization.isValidJSONObject(object) else {
+            throw ParameterError(
+                "the parameters are not a valid JSON object (only strings, numbers, booleans, arrays, dictionaries "
+                    + "and NSNull, with finite numbers)"
+            )
+        }
+        body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        contentType = "application/json"
+    }
+
+    private static func requireBody(_ inQuery: Bool, _ method: HTTPMethod, _ type: String) throws {
+        if inQuery {
+            throw ParameterError(
+                "a \(method.rawValue) request has no body, so \(type) parameters cannot be sent; use QueryEncodable "
+                    + "or a [String: CustomStringConvertible] dictionary for the query"
+            )
+        }
+    }
+}
+
+/// Parameters that cannot be encoded for the endpoint's method.
+struct ParameterError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

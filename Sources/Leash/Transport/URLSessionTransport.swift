@@ -1,0 +1,139 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default transport: a `URLSession` whose connections are kept alive across calls.
+///
+/// It smooths over what differs between platforms, so the pipeline sees the same thing
+/// everywhere:
+/// - a `401` or `407` that carries `WWW-Authenticate` comes back as a response. On Linux,
+///   URLSession would wait forever for a credential; the transport declines the challenge
+///   and returns the response head (the body is lost there);
+/// - cancelling the calling task throws `CancellationError`, not `URLError(.cancelled)`;
+/// - `URLError(.timedOut)` becomes ``LeashError/timedOut``.
+///
+/// On Linux URLSession cannot check server certificates against pins and `URLCache` does
+/// not store network responses.
+public final class URLSessionTransport: Transport {
+    /// The session requests go through.
+    public let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates a transport with its own session.
+    ///
+    /// - Parameter configuration: The session's configuration; `.default` unless given.
+    public init(configuration: URLSessionConfiguration = .default) {
+        let delegate = SessionDelegate()
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends `request` and returns the body and head of any HTTP response, whatever its status.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The body and the response head.
+    /// - Throws: `CancellationError`, ``LeashError/timedOut``, or the `URLError`.
+    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let handle = TaskHandle()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let delegate = self.delegate
+                let task = session.dataTask(with: request) { data, response, error in
+                    let identifier = handle.identifier
+                    let challenged = identifier.flatMap { delegate.takeChallengedResponse(for: $0) }
+                    if let challenged {
+                        continuation.resume(returning: (data ?? Data(), challenged))
+                    } else if let error {
+                        continuation.resume(throwing: Self.translate(error, cancelled: handle.isCancelled))
+                    } else if let response = response as? HTTPURLResponse {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: LeashError.transport(URLError(.badServerResponse)))
+                    }
+                }
+                handle.start(task)
+            }
+        } onCancel: {
+            handle.cancel()
+        }
+    }
+
+    private static func translate(_ error: any Error, cancelled: Bool) -> any Error {
+        guard let urlError = error as? URLError else { return LeashError.transport(error) }
+        switch urlError.code {
+        case .cancelled where cancelled: return CancellationError()
+        case .timedOut: return LeashError.timedOut
+        default: return LeashError.transport(urlError)
+        }
+    }
+}
+
+/// The URLSession task of one `send`, so cancellation can reach it from another thread.
+private final class TaskHandle: Sendable {
+    private struct State {
+        var task: URLSessionDataTask?
+        var identifier: Int?
+        var cancelled = false
+    }
+
+    private let state = Locked(State())
+
+    var identifier: Int? { state.withLock { $0.identifier } }
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            state.identifier = task.taskIdentifier
+            return state.cancelled
+        }
+        // Resume even when cancelled, so the completion handler runs and the caller is resumed.
+        task.resume()
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+}
+
+/// Answers authentication challenges so that no task waits forever for a credential.
+private final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    // Safe: the only stored state is `challenged`, which is behind a lock.
+    private let challenged = Locked<[Int: HTTPURLResponse]>([:])
+
+    func takeChallengedResponse(for identifier: Int) -> HTTPURLResponse? {
+        challenged.withLock { $0.removeValue(forKey: identifier) }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(Darwin)
+            // Apple's URLSession returns the 401 itself when no credential is offered.
+            completionHandler(.performDefaultHandling, nil)
+        #else
+            // swift-corelibs-foundation waits forever for a credential. Declining ends the task
+            // with URLError(.cancelled); remember the response so send() returns it instead.
+            if let response = challenge.failureResponse as? HTTPURLResponse {
+                challenged.withLock { $0[task.taskIdentifier] = response }
+                completionHandler(.rejectProtectionSpace, nil)
+            } else {
+                completionHandler(.performDefaultHandling, nil)
+            }
+        #endif
+    }
+}
