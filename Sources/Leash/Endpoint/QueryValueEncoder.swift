@@ -110,7 +110,8 @@ enum QueryValueEncoder {
         func encodeNil(forKey key: Key) throws {}
 
         func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            node.object?[key.stringValue] = try Node.encoding(value, codingPath: codingPath + [key])
+            let child = try Node.encoding(value, codingPath: codingPath + [key])
+            node.object?[key.stringValue] = child
         }
 
         func nestedContainer<NestedKey: CodingKey>(
@@ -147,7 +148,8 @@ enum QueryValueEncoder {
         func encodeNil() throws {}
 
         func encode<T: Encodable>(_ value: T) throws {
-            node.array?.append(try Node.encoding(value, codingPath: codingPath + [IndexKey(count)]))
+            let child = try Node.encoding(value, codingPath: codingPath + [IndexKey(count)])
+            node.array?.append(child)
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
