@@ -16,6 +16,15 @@ public struct TestRequest: Sendable {
     /// The body.
     public let body: Data
 
+    /// Creates a request, for handlers called outside the server.
+    public init(method: String, path: String, query: String?, headers: [String: String], body: Data) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
     /// The value of a header, by case-insensitive name.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]

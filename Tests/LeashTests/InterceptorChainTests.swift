@@ -244,6 +244,25 @@ import Testing
         #expect(last.name == "Ada")
     }
 
+    @Test func finishFalseInCompletionPassesTheRestOfCompletionThenCarriesOn() async throws {
+        let early = Probe(
+            name: "a", recorder: recorder,
+            onCompletion: { chain, _ in chain.complete(with: Data(#"{"id":5,"name":"Early"}"#.utf8), finish: false) })
+        let client = try client([early, Probe(name: "b", recorder: recorder)])
+        var names: [String] = []
+        for await delivery in client.responses(TestEndpoint("users/1"), as: User.self) {
+            names.append(delivery.value?.name ?? "error")
+        }
+        #expect(names == ["Early", "Ada"])
+        #expect(
+            recorder.events == [
+                "a.execution", "b.execution", "a.success", "b.success", "a.completion",
+                "b.completion", "a.serialization", "b.serialization",
+                "b.completion", "a.serialization", "b.serialization",
+            ])
+        #expect(recorder.events.filter { $0 == "a.completion" }.count == 1)
+    }
+
     @Test func completionHandlerIsCalledOncePerDelivery() async throws {
         let cache = Probe(
             name: "cache", recorder: recorder,

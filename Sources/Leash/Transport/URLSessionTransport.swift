@@ -12,7 +12,9 @@ import Foundation
 ///   URLSession would wait forever for a credential; the transport declines the challenge
 ///   and returns the response head (the body is lost there);
 /// - cancelling the calling task throws `CancellationError`, not `URLError(.cancelled)`;
-/// - `URLError(.timedOut)` becomes ``LeashError/timedOut``.
+/// - `request.timeoutInterval` bounds the whole attempt, and running out of it is
+///   ``LeashError/timedOut``. swift-corelibs-foundation ignores the request's timeout, and
+///   Apple's URLSession treats it as an idle timeout, so the transport keeps its own deadline.
 ///
 /// On Linux URLSession cannot check server certificates against pins and `URLCache` does
 /// not store network responses.
@@ -47,60 +49,85 @@ public final class URLSessionTransport: Transport {
                 let task = session.dataTask(with: request) { data, response, error in
                     let identifier = handle.identifier
                     let challenged = identifier.flatMap { delegate.takeChallengedResponse(for: $0) }
+                    handle.finish()
                     if let challenged {
                         continuation.resume(returning: (data ?? Data(), challenged))
                     } else if let error {
-                        continuation.resume(throwing: Self.translate(error, cancelled: handle.isCancelled))
+                        continuation.resume(throwing: Self.translate(error, handle: handle))
                     } else if let response = response as? HTTPURLResponse {
                         continuation.resume(returning: (data ?? Data(), response))
                     } else {
                         continuation.resume(throwing: LeashError.transport(URLError(.badServerResponse)))
                     }
                 }
-                handle.start(task)
+                handle.start(task, timeout: request.timeoutInterval)
             }
         } onCancel: {
             handle.cancel()
         }
     }
 
-    private static func translate(_ error: any Error, cancelled: Bool) -> any Error {
+    private static func translate(_ error: any Error, handle: TaskHandle) -> any Error {
         guard let urlError = error as? URLError else { return LeashError.transport(error) }
         switch urlError.code {
-        case .cancelled where cancelled: return CancellationError()
+        case .cancelled where handle.isCancelled: return CancellationError()
+        case .cancelled where handle.isTimedOut: return LeashError.timedOut
         case .timedOut: return LeashError.timedOut
         default: return LeashError.transport(urlError)
         }
     }
 }
 
-/// The URLSession task of one `send`, so cancellation can reach it from another thread.
+/// The URLSession task of one `send`, so cancellation and the deadline can reach it from
+/// another thread.
 private final class TaskHandle: Sendable {
     private struct State {
         var task: URLSessionDataTask?
         var identifier: Int?
+        var deadline: DispatchWorkItem?
         var cancelled = false
+        var timedOut = false
     }
 
     private let state = Locked(State())
 
     var identifier: Int? { state.withLock { $0.identifier } }
     var isCancelled: Bool { state.withLock { $0.cancelled } }
+    var isTimedOut: Bool { state.withLock { $0.timedOut } }
 
-    func start(_ task: URLSessionDataTask) {
+    func start(_ task: URLSessionDataTask, timeout: TimeInterval) {
+        let deadline = DispatchWorkItem { [weak self] in self?.timeOut() }
         let cancelled = state.withLock { state in
             state.task = task
             state.identifier = task.taskIdentifier
+            state.deadline = deadline
             return state.cancelled
         }
         // Resume even when cancelled, so the completion handler runs and the caller is resumed.
         task.resume()
-        if cancelled { task.cancel() }
+        if cancelled {
+            task.cancel()
+        } else if timeout.isFinite, timeout > 0 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
+        }
     }
 
     func cancel() {
         let task = state.withLock { state in
             state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+
+    /// The task ended: the deadline no longer matters.
+    func finish() {
+        state.withLock { $0.deadline }?.cancel()
+    }
+
+    private func timeOut() {
+        let task = state.withLock { state in
+            state.timedOut = true
             return state.task
         }
         task?.cancel()

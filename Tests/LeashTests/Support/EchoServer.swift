@@ -1,0 +1,77 @@
+import Foundation
+import Leash
+import LeashTestServer
+
+/// What the echo routes send back: the request as the server saw it.
+struct Echo: Codable, Sendable {
+    var method: String
+    var path: String
+    var query: String?
+    var headers: [String: String]
+    var body: String
+}
+
+/// Starts a test server with the routes the integration tests use, runs `body`, and shuts the
+/// server down.
+///
+/// - `/echo…`: the request as JSON (``Echo``).
+/// - `/status/<code>`: that status, with a small JSON body unless bodiless.
+/// - `/slow/<ms>`: waits, then answers `{}`.
+/// - `/hang`: never answers.
+/// - `/basic`: 401 with `WWW-Authenticate: Basic`.
+func withEchoServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start { request in
+        let segments = request.path.split(separator: "/").map(String.init)
+        switch segments.first {
+        case "status":
+            let code = Int(segments.last ?? "") ?? 500
+            return code == 204 || code == 304 ? .status(code) : .json(#"{"status":\#(code)}"#, status: code)
+        case "slow":
+            let milliseconds = Int(segments.last ?? "") ?? 1000
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+            return .json("{}")
+        case "hang":
+            return TestResponse(action: .neverRespond)
+        case "basic":
+            return .json(
+                #"{"error":"unauthorized"}"#, status: 401, headers: [("WWW-Authenticate", #"Basic realm="leash""#)])
+        default:
+            let echo = Echo(
+                method: request.method,
+                path: request.path,
+                query: request.query,
+                headers: request.headers,
+                body: String(decoding: request.body, as: UTF8.self)
+            )
+            return .json(echo)
+        }
+    }
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try await server.shutdown()
+        throw error
+    }
+}
+
+/// Runs `body`, failing if it takes longer than `seconds`: a watchdog for calls that might hang.
+func withWatchdog<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        guard let value = first else { throw WatchdogExpired(seconds: seconds) }
+        return value
+    }
+}
+
+struct WatchdogExpired: Error, CustomStringConvertible {
+    let seconds: Double
+    var description: String { "the call did not end within \(seconds) s" }
+}
