@@ -141,7 +141,8 @@ public final class TestServer: Sendable {
                 connections.opened(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(RequestHandler(handler: handler, connections: connections))
+                    try channel.pipeline.syncOperations.addHandler(
+                        RequestHandler(handler: handler, connections: connections))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)

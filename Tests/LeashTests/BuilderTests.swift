@@ -46,8 +46,10 @@ import Testing
         #expect(manager.interceptors.compactMap { ($0 as? Probe)?.name } == ["b", "c"])
     }
 
-    @Test(arguments: ["", "localhost", "ftp://example.com", "http://", "http:///path", "https://ex ample.com",
-        "http://example.com/?q=1", "mailto:a@b.c"])
+    @Test(arguments: [
+        "", "localhost", "ftp://example.com", "http://", "http:///path", "https://ex ample.com",
+        "http://example.com/?q=1", "mailto:a@b.c",
+    ])
     func invalidBaseURLsThrow(url: String) {
         #expect {
             try Manager.Builder().url(url).build()

@@ -54,7 +54,8 @@ import Testing
 
     @Test func transportErrorsAreWrappedAndGoToFailure() async throws {
         let seen = Mutex<String>("")
-        let probe = Probe(name: "a", recorder: recorder, onFailure: { _, error in seen.withLock { $0 = name(of: error) } })
+        let probe = Probe(
+            name: "a", recorder: recorder, onFailure: { _, error in seen.withLock { $0 = name(of: error) } })
         let response = try await client([probe]).response(TestEndpoint("down"), as: User.self)
         #expect(seen.withLock { $0 } == "transport")
         guard case LeashError.transport(let underlying)? = response.error else {
@@ -178,7 +179,8 @@ import Testing
         let final = Mutex<[String]>([])
         let probe = Probe(
             name: "c", recorder: recorder,
-            onExecution: { chain in chain.context[Seen.self] = (chain.context[Seen.self] ?? []) + ["e\(chain.attempt)"] },
+            onExecution: { chain in chain.context[Seen.self] = (chain.context[Seen.self] ?? []) + ["e\(chain.attempt)"]
+            },
             onFailure: { chain, _ in chain.retry() },
             onCompletion: { chain, _ in final.withLock { $0 = chain.context[Seen.self] ?? [] } })
         _ = try await client([probe]).execute(TestEndpoint("again"), as: Empty.self)

@@ -18,7 +18,8 @@ import Testing
     @Test func queryStringOnTheWire() async throws {
         try await withEchoServer { server in
             let parameters: [String: Any] = ["q": "a b+c&d", "ids": [1, 2], "filter": ["name": "ada"], "on": true]
-            let echo = try await client(server).execute(TestEndpoint("echo?sort=asc", parameters: parameters), as: Echo.self)
+            let echo = try await client(server).execute(
+                TestEndpoint("echo?sort=asc", parameters: parameters), as: Echo.self)
             #expect(echo.path == "/echo")
             #expect(
                 echo.query == "sort=asc&filter%5Bname%5D=ada&ids%5B%5D=1&ids%5B%5D=2&on=true&q=a%20b%2Bc%26d")

@@ -27,7 +27,8 @@ extension Client {
         queue: DispatchQueue? = nil,
         completion: @escaping @Sendable (Response<T>) -> Void
     ) -> CallHandle {
-        execute(endpoint, serializer: JSONDecodableSerializer<T>(decoder: manager.jsonDecoder), queue: queue,
+        execute(
+            endpoint, serializer: JSONDecodableSerializer<T>(decoder: manager.jsonDecoder), queue: queue,
             completion: completion)
     }
 

@@ -58,7 +58,9 @@ public final class Client: Sendable {
     ///   - endpoint: The endpoint.
     ///   - type: The type to decode; inferred when omitted.
     /// - Returns: The last delivery of the call.
-    public func response<T: Decodable & Sendable>(_ endpoint: any Endpoint, as type: T.Type = T.self) async -> Response<T> {
+    public func response<T: Decodable & Sendable>(_ endpoint: any Endpoint, as type: T.Type = T.self) async -> Response<
+        T
+    > {
         await response(endpoint, serializer: JSONDecodableSerializer<T>(decoder: manager.jsonDecoder))
     }
 

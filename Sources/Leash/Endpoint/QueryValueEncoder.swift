@@ -152,7 +152,8 @@ enum QueryValueEncoder {
             node.array?.append(child)
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey>
+        {
             child().container(keyedBy: keyType)
         }
 

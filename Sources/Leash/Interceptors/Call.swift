@@ -185,7 +185,8 @@ struct Call<Output: Sendable>: Sendable {
     }
 
     /// Delivers a `finish: false` result through the remaining phases without ending the call.
-    private func deliverInterim(_ response: Response<Data>, _ attempt: Attempt, completionFrom index: Int) async throws {
+    private func deliverInterim(_ response: Response<Data>, _ attempt: Attempt, completionFrom index: Int) async throws
+    {
         guard case .completed(let result) = try await runCompletion(response, attempt, from: index, interim: true)
         else { return }
         let output = try await finish(result, attempt, interim: true)
@@ -196,7 +197,8 @@ struct Call<Output: Sendable>: Sendable {
 
 extension Call {
     /// Step 5: serializes the result and runs Serialization interceptors on it.
-    private func finish(_ response: Response<Data>, _ attempt: Attempt, interim: Bool) async throws -> Response<Output> {
+    private func finish(_ response: Response<Data>, _ attempt: Attempt, interim: Bool) async throws -> Response<Output>
+    {
         var current: Response<Output>
         switch response {
         case .success(let data, let extra):
