@@ -113,15 +113,16 @@ public final class Client: Sendable {
     ///
     /// - Parameter endpoint: The endpoint.
     /// - Returns: The body and the response head. When an interceptor completed the call with
-    ///   data but no `HTTPURLResponse` as its `extra`, the head is a synthesized `200`.
+    ///   data but no `HTTPURLResponse` as its `extra`, the head is a synthesized `200` for the
+    ///   base URL.
     /// - Throws: A ``LeashError``, an error an interceptor completed with, or
     ///   `CancellationError`.
     public func data(_ endpoint: any Endpoint) async throws -> (Data, HTTPURLResponse) {
         let response = await lastDelivery(endpoint, .raw)
         let data = try response.result.get()
         if let http = response.extra as? HTTPURLResponse { return (data, http) }
-        let url = (try? await manager.request(for: endpoint).url) ?? manager.baseURL
-        return (data, HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!)
+        let head = HTTPURLResponse(url: manager.baseURL, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])
+        return (data, head!)
     }
 
     /// The request that a call of `endpoint` would send now, authenticator header included;

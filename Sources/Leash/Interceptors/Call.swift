@@ -90,6 +90,7 @@ struct Call<Output: Sendable>: Sendable {
             case .retried:
                 number += 1
             case .completed(let response):
+                try Task.checkCancellation()
                 return try await finish(response, attempt, interim: false)
             case .proceeded:
                 preconditionFailure("runCompletion(_:_:from:interim:) always ends with a result or a retry")

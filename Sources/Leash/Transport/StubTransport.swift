@@ -82,7 +82,8 @@ public final class StubTransport: Transport {
             throw UnmatchedRequestError(method: method.rawValue, path: path)
         }
         if response.delay > .zero {
-            let timeout = Duration.milliseconds(Int64(request.timeoutInterval * 1000))
+            // Clamped so that an infinite or huge timeout cannot overflow the conversion.
+            let timeout = Duration.milliseconds(Int64(min(max(request.timeoutInterval, 0), 1e9) * 1000))
             if response.delay > timeout {
                 try await Task.sleep(for: timeout)
                 throw LeashError.timedOut
