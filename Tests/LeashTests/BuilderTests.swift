@@ -1,6 +1,7 @@
 import Foundation
-import Leash
 import Testing
+
+@testable import Leash
 
 @Suite struct BuilderTests {
     @Test func componentsMakeTheBaseURL() throws {

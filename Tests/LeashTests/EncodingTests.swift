@@ -1,6 +1,7 @@
 import Foundation
-import Leash
 import Testing
+
+@testable import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,7 +1,8 @@
 import Foundation
-import Leash
 import LeashTestServer
 import Testing
+
+@testable import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,6 +1,7 @@
 import Foundation
-import Leash
 import LeashTestServer
+
+@testable import Leash
 
 /// What the echo routes send back: the request as the server saw it.
 struct Echo: Codable, Sendable {

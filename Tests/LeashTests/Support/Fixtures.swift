@@ -1,5 +1,6 @@
 import Foundation
-import Leash
+
+@testable import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -63,22 +64,8 @@ final class Recorder: Sendable {
     }
 }
 
-/// A small lock for tests, which run on Linux where `Synchronization.Mutex` is available.
-final class Mutex<Value>: @unchecked Sendable {
-    // Safe: `value` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
+/// The library's own lock, reused for the tests' shared state.
+typealias Mutex = Locked
 
 /// An interceptor in every phase that records what it sees and decides with closures.
 struct Probe: ExecutionInterceptor, SuccessInterceptor, FailureInterceptor, CompletionInterceptor,
