@@ -125,6 +125,33 @@ import Testing
         #expect(try await client.execute(TestEndpoint("users/1"), as: User.self).id == 1)
     }
 
+    @Test func proceedWithChangesTheRequestForTheRestOfTheAttempt() async throws {
+        let seen = Mutex<[String]>([])
+        let adder = Probe(
+            name: "a", recorder: recorder,
+            onExecution: { chain in
+                var request = chain.request
+                request.setValue("r-\(chain.attempt)", forHTTPHeaderField: "X-Request-Id")
+                chain.proceed(with: request)
+            },
+            onSuccess: { chain, _ in
+                var request = chain.request
+                request.setValue("ignored", forHTTPHeaderField: "X-Request-Id")
+                chain.proceed(with: request)
+            })
+        let reader = Probe(
+            name: "b", recorder: recorder,
+            onExecution: { chain in
+                seen.withLock { $0.append(chain.request.value(forHTTPHeaderField: "X-Request-Id") ?? "-") }
+            },
+            onCompletion: { chain, _ in
+                seen.withLock { $0.append(chain.request.value(forHTTPHeaderField: "X-Request-Id") ?? "-") }
+            })
+        _ = try await client([adder, reader]).execute(TestEndpoint("users/1"), as: User.self)
+        #expect(seen.withLock { $0 } == ["r-0", "r-0"])
+        #expect(stub.requests.map { $0.value(forHTTPHeaderField: "X-Request-Id") } == ["r-0"])
+    }
+
     @Test func failureInterceptorCanRecover() async throws {
         let recover = Probe(
             name: "a", recorder: recorder,

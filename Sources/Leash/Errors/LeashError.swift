@@ -34,26 +34,30 @@ public enum LeashError: Error, CustomStringConvertible {
     /// A token refresh failed, so the call could not be authenticated.
     case authenticationFailed(any Error)
 
+    private static func redacted(_ error: any Error) -> String {
+        Redactor.default.redact(text: String(describing: error))
+    }
+
     /// What went wrong and what to do about it, with secrets replaced by `***`.
     public var description: String {
         switch self {
         case .invalidURL(let url):
-            return "Invalid URL '\(Redaction.url(url))': use an absolute http or https URL with a host, "
+            return "Invalid URL '\(Redactor.default.redact(url: url))': use an absolute http or https URL with a host, "
                 + "such as https://api.example.com/v1, and a path without spaces."
         case .invalidConfiguration(let reason):
-            return "Invalid configuration: \(Redaction.text(reason)). Fix the Manager.Builder call."
+            return "Invalid configuration: \(Redactor.default.redact(text: reason)). Fix the Manager.Builder call."
         case .encoding(let error):
-            return "Could not encode the request: \(Redaction.text(String(describing: error))). "
+            return "Could not encode the request: \(Self.redacted(error)). "
                 + "Check the endpoint's parameters against the encoding table (a GET cannot carry a body)."
         case .decoding(let error, let data):
-            return "Could not decode the response (\(data.count) bytes): \(Redaction.text(String(describing: error))). "
+            return "Could not decode the response (\(data.count) bytes): \(Self.redacted(error)). "
                 + "Check that the model matches the body, or use Empty for bodiless responses."
         case .unacceptableStatusCode(let code, let response, let data):
-            let url = response.url.map { Redaction.url($0.absoluteString) } ?? "the server"
+            let url = response.url.map { Redactor.default.redact(url: $0.absoluteString) } ?? "the server"
             return "Unacceptable status code \(code) from \(url) (\(data.count) bytes of body). "
                 + "Handle it in a Failure interceptor or widen acceptableStatusCodes."
         case .transport(let error):
-            return "The transport failed: \(Redaction.text(String(describing: error))). "
+            return "The transport failed: \(Self.redacted(error)). "
                 + "Check that the server is reachable and the URL is right."
         case .timedOut:
             return "The request timed out. Raise the manager's timeout or check that the server answers."
@@ -61,7 +65,7 @@ public enum LeashError: Error, CustomStringConvertible {
             return "Gave up after \(attempts) attempts: interceptors asked for more retries than maxRetries allows. "
                 + "Raise maxRetries or make the retrying interceptor stop sooner."
         case .authenticationFailed(let error):
-            return "Authentication failed: \(Redaction.text(String(describing: error))). "
+            return "Authentication failed: \(Self.redacted(error)). "
                 + "Sign the user in again; the token could not be refreshed."
         }
     }

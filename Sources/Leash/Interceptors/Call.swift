@@ -56,12 +56,15 @@ struct Call<Output: Sendable>: Sendable {
                 request = manager.partialRequest(for: endpoint)
                 result = .failure(error)
             }
-            let attempt = Attempt(call: self, request: request, number: number, startedAt: startedAt)
+            var attempt = Attempt(call: self, request: request, number: number, startedAt: startedAt)
             var retried = false
 
             // 2. Execution.
             if result == nil {
-                switch try await runPhase(pipeline.execution, attempt, { await $0.intercept(chain: $1) }) {
+                let outcome = try await runPhase(pipeline.execution, &attempt, changesRequest: true) {
+                    await $0.intercept(chain: $1)
+                }
+                switch outcome {
                 case .proceeded: break
                 case .completed(let response): result = response
                 case .retried: retried = true
@@ -100,6 +103,7 @@ struct Call<Output: Sendable>: Sendable {
 
     /// Step 3: sends the request and runs Success or Failure on what came back.
     private func send(_ attempt: Attempt) async throws -> PhaseOutcome {
+        var attempt = attempt
         let sent: Result<(Data, HTTPURLResponse), any Error>
         do {
             sent = .success(try await manager.transport.send(attempt.request))
@@ -114,19 +118,19 @@ struct Call<Output: Sendable>: Sendable {
             if let codes = manager.acceptableStatusCodes, !codes.contains(response.statusCode) {
                 let error = LeashError.unacceptableStatusCode(response.statusCode, response: response, data: data)
                 natural = .failure(error)
-                outcome = try await runPhase(pipeline.failure, attempt) {
+                outcome = try await runPhase(pipeline.failure, &attempt) {
                     await $0.intercept(chain: $1, error: error)
                 }
             } else {
                 natural = .success(value: data, extra: response)
-                outcome = try await runPhase(pipeline.success, attempt) {
+                outcome = try await runPhase(pipeline.success, &attempt) {
                     await $0.intercept(chain: $1, response: response, data: data)
                 }
             }
         case .failure(let error):
             let error = LeashError(wrapping: error)
             natural = .failure(error)
-            outcome = try await runPhase(pipeline.failure, attempt) { await $0.intercept(chain: $1, error: error) }
+            outcome = try await runPhase(pipeline.failure, &attempt) { await $0.intercept(chain: $1, error: error) }
         }
         if case .proceeded = outcome { return .completed(natural) }
         return outcome
@@ -135,16 +139,19 @@ struct Call<Output: Sendable>: Sendable {
     /// Steps 2 and 3: runs one data phase until an interceptor completes or retries.
     private func runPhase<Phase>(
         _ interceptors: [Phase],
-        _ attempt: Attempt,
+        _ attempt: inout Attempt,
+        changesRequest: Bool = false,
         _ intercept: (Phase, InterceptorChain<Data>) async -> Void
     ) async throws -> PhaseOutcome {
         for interceptor in interceptors {
             try Task.checkCancellation()
-            let chain = InterceptorChain<Data>(attempt: attempt, allowsRetry: true)
+            let chain = InterceptorChain<Data>(attempt: attempt, allowsRetry: true, allowsRequestChange: changesRequest)
             await intercept(interceptor, chain)
             switch chain.seal() {
             case .proceed:
                 continue
+            case .proceedWith(let request):
+                attempt.request = request
             case .complete(let response, finish: true):
                 return .completed(response)
             case .complete(let response, finish: false):
@@ -171,7 +178,7 @@ struct Call<Output: Sendable>: Sendable {
             let chain = InterceptorChain<Data>(attempt: attempt, allowsRetry: !interim)
             await interceptors[index].intercept(chain: chain, response: current)
             switch chain.seal() {
-            case .proceed:
+            case .proceed, .proceedWith:
                 break
             case .complete(let replacement, let finish):
                 if finish || interim { return .completed(replacement) }
@@ -219,7 +226,7 @@ extension Call {
             let chain = InterceptorChain<Output>(attempt: attempt, allowsRetry: false)
             await serialization.intercept(interceptor, chain, response, current.result)
             switch chain.seal() {
-            case .proceed, .retry:
+            case .proceed, .proceedWith, .retry:
                 continue
             case .complete(let replacement, let finish):
                 if finish || interim { return replacement }
@@ -267,7 +274,7 @@ struct RawDataSerializer: Serializer {
 /// One attempt of a call: what every chain of the attempt shares.
 struct Attempt: Sendable {
     let call: CallIdentity
-    let request: URLRequest
+    var request: URLRequest
     let number: Int
     let startedAt: ContinuousClock.Instant
 

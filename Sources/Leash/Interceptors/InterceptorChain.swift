@@ -33,15 +33,17 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
     public let context: CallContext
 
     let allowsRetry: Bool
+    let allowsRequestChange: Bool
     private let decision = Locked<Decision?>(nil)
 
     enum Decision {
         case proceed
+        case proceedWith(URLRequest)
         case complete(Response<Value>, finish: Bool)
         case retry
     }
 
-    init(attempt: Attempt, allowsRetry: Bool) {
+    init(attempt: Attempt, allowsRetry: Bool, allowsRequestChange: Bool = false) {
         self.client = attempt.call.client
         self.endpoint = attempt.call.endpoint
         self.request = attempt.request
@@ -49,6 +51,7 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
         self.startedAt = attempt.startedAt
         self.context = attempt.call.context
         self.allowsRetry = allowsRetry
+        self.allowsRequestChange = allowsRequestChange
     }
 
     /// Lets the call go on unchanged.
@@ -87,7 +90,7 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
         decide(.complete(.failure(error), finish: finish))
     }
 
-    private func decide(_ newDecision: Decision) {
+    fileprivate func decide(_ newDecision: Decision) {
         decision.withLock { current in
             if current == nil { current = newDecision }
         }
@@ -112,5 +115,17 @@ extension InterceptorChain where Value == Data {
     /// `finish: false` — it counts as ``proceed()``.
     public func retry() {
         decide(allowsRetry ? .retry : .proceed)
+    }
+
+    /// Lets the call go on with `request` in place of ``request``: Execution phase only.
+    ///
+    /// The transport sends `request`, and every later interceptor of the attempt sees it as
+    /// ``request``. This is how an interceptor adds a header, such as a request id or a cache
+    /// validator. The change lasts for this attempt: a retry builds the request anew. In other
+    /// phases it counts as ``proceed()``.
+    ///
+    /// - Parameter request: The request to send instead.
+    public func proceed(with request: URLRequest) {
+        decide(allowsRequestChange ? .proceedWith(request) : .proceed)
     }
 }
