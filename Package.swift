@@ -26,6 +26,11 @@ let package = Package(
             ],
             path: "Tests/LeashTestServer"
         ),
+        .target(
+            name: "LeashTestSupport",
+            dependencies: ["Leash", "LeashTestServer"],
+            path: "Tests/LeashTestSupport"
+        ),
         .executableTarget(
             name: "LeashExample",
             dependencies: ["Leash", "LeashInterceptors", "LeashLogging", "LeashTestServer"],
@@ -33,7 +38,15 @@ let package = Package(
         ),
         .testTarget(
             name: "LeashTests",
-            dependencies: ["Leash", "LeashTestServer"]
+            dependencies: ["Leash", "LeashTestServer", "LeashTestSupport"]
+        ),
+        .testTarget(
+            name: "LeashInterceptorsTests",
+            dependencies: ["LeashInterceptors", "LeashTestServer", "LeashTestSupport"]
+        ),
+        .testTarget(
+            name: "LeashLoggingTests",
+            dependencies: ["LeashLogging", "LeashInterceptors", "LeashTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

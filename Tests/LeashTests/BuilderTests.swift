@@ -1,7 +1,7 @@
 import Foundation
+import Leash
+import LeashTestSupport
 import Testing
-
-@testable import Leash
 
 @Suite struct BuilderTests {
     @Test func componentsMakeTheBaseURL() throws {

@@ -1,8 +1,8 @@
 import Foundation
+import Leash
 import LeashTestServer
+import LeashTestSupport
 import Testing
-
-@testable import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

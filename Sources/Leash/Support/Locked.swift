@@ -4,17 +4,17 @@ import Foundation
 ///
 /// `Synchronization.Mutex` needs macOS 15 / iOS 18; Leash supports macOS 13 / iOS 16, so it
 /// uses `NSLock` instead.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // Safe because every access to `value` goes through `lock`.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with exclusive access to the value and returns what it returns.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -4,12 +4,12 @@ import LeashTestServer
 @testable import Leash
 
 /// What the echo routes send back: the request as the server saw it.
-struct Echo: Codable, Sendable {
-    var method: String
-    var path: String
-    var query: String?
-    var headers: [String: String]
-    var body: String
+public struct Echo: Codable, Sendable {
+    public var method: String
+    public var path: String
+    public var query: String?
+    public var headers: [String: String]
+    public var body: String
 }
 
 /// Starts a test server with the routes the integration tests use, runs `body`, and shuts the
@@ -20,7 +20,7 @@ struct Echo: Codable, Sendable {
 /// - `/slow/<ms>`: waits, then answers `{}`.
 /// - `/hang`: never answers.
 /// - `/basic`: 401 with `WWW-Authenticate: Basic`.
-func withEchoServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+public func withEchoServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
     let server = try await TestServer.start { request in
         let segments = request.path.split(separator: "/").map(String.init)
         switch segments.first {
@@ -58,7 +58,9 @@ func withEchoServer<T>(_ body: (TestServer) async throws -> T) async throws -> T
 }
 
 /// Runs `body`, failing if it takes longer than `seconds`: a watchdog for calls that might hang.
-func withWatchdog<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+public func withWatchdog<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws
+    -> T
+{
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
         group.addTask {
@@ -72,7 +74,7 @@ func withWatchdog<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () a
     }
 }
 
-struct WatchdogExpired: Error, CustomStringConvertible {
-    let seconds: Double
-    var description: String { "the call did not end within \(seconds) s" }
+public struct WatchdogExpired: Error, CustomStringConvertible {
+    public let seconds: Double
+    public var description: String { "the call did not end within \(seconds) s" }
 }
