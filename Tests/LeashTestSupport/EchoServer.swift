@@ -4,12 +4,12 @@ import LeashTestServer
 @testable import Leash
 
 /// What the echo routes send back: the request as the server saw it.
-public struct Echo: Codable, Sendable {
-    public var method: String
-    public var path: String
-    public var query: String?
-    public var headers: [String: String]
-    public var body: String
+package struct Echo: Codable, Sendable {
+    package var method: String
+    package var path: String
+    package var query: String?
+    package var headers: [String: String]
+    package var body: String
 }
 
 /// Starts a test server with the routes the integration tests use, runs `body`, and shuts the
@@ -20,7 +20,7 @@ public struct Echo: Codable, Sendable {
 /// - `/slow/<ms>`: waits, then answers `{}`.
 /// - `/hang`: never answers.
 /// - `/basic`: 401 with `WWW-Authenticate: Basic`.
-public func withEchoServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+package func withEchoServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
     let server = try await TestServer.start { request in
         let segments = request.path.split(separator: "/").map(String.init)
         switch segments.first {
@@ -58,7 +58,7 @@ public func withEchoServer<T>(_ body: (TestServer) async throws -> T) async thro
 }
 
 /// Runs `body`, failing if it takes longer than `seconds`: a watchdog for calls that might hang.
-public func withWatchdog<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws
+package func withWatchdog<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws
     -> T
 {
     try await withThrowingTaskGroup(of: T?.self) { group in
@@ -74,7 +74,7 @@ public func withWatchdog<T: Sendable>(seconds: Double, _ body: @escaping @Sendab
     }
 }
 
-public struct WatchdogExpired: Error, CustomStringConvertible {
-    public let seconds: Double
-    public var description: String { "the call did not end within \(seconds) s" }
+package struct WatchdogExpired: Error, CustomStringConvertible {
+    package let seconds: Double
+    package var description: String { "the call did not end within \(seconds) s" }
 }

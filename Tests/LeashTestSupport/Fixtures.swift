@@ -6,15 +6,15 @@ import Leash
 #endif
 
 /// An endpoint whose every part is given, for tests.
-public struct TestEndpoint: Endpoint {
-    public var path: String
-    public var method: HTTPMethod = .get
-    public var parameters: Any? { storedParameters }
-    public var headers: [String: String] = [:]
+package struct TestEndpoint: Endpoint {
+    package var path: String
+    package var method: HTTPMethod = .get
+    package var parameters: Any? { storedParameters }
+    package var headers: [String: String] = [:]
     // `Any` is not Sendable; tests only store Sendable values here.
     nonisolated(unsafe) var storedParameters: Any?
 
-    public init(_ path: String, _ method: HTTPMethod = .get, parameters: Any? = nil, headers: [String: String] = [:]) {
+    package init(_ path: String, _ method: HTTPMethod = .get, parameters: Any? = nil, headers: [String: String] = [:]) {
         self.path = path
         self.method = method
         self.storedParameters = parameters
@@ -22,39 +22,39 @@ public struct TestEndpoint: Endpoint {
     }
 }
 
-public struct User: Codable, Sendable, Equatable {
-    public var id: Int
-    public var name: String
+package struct User: Codable, Sendable, Equatable {
+    package var id: Int
+    package var name: String
 
-    public init(id: Int, name: String) {
+    package init(id: Int, name: String) {
         self.id = id
         self.name = name
     }
 }
 
 /// Counts reads and returns a new token each time it is read.
-public final class CountingAuthenticator: Authenticator {
-    public static let header = "Authorization"
+package final class CountingAuthenticator: Authenticator {
+    package static let header = "Authorization"
     private let reads = Counter()
-    public var readCount: Int { reads.value }
+    package var readCount: Int { reads.value }
 
-    public init() {}
+    package init() {}
 
-    public var authentication: String? {
+    package var authentication: String? {
         get async { "Bearer t\(reads.increment())" }
     }
 }
 
 /// A thread-safe counter.
-public final class Counter: Sendable {
+package final class Counter: Sendable {
     private let storage = Mutex(0)
-    public var value: Int { storage.withLock { $0 } }
+    package var value: Int { storage.withLock { $0 } }
 
-    public init() {}
+    package init() {}
 
     /// Adds one and returns the value before.
     @discardableResult
-    public func increment() -> Int {
+    package func increment() -> Int {
         storage.withLock { value in
             defer { value += 1 }
             return value
@@ -63,13 +63,13 @@ public final class Counter: Sendable {
 }
 
 /// A thread-safe list of events, in order.
-public final class Recorder: Sendable {
+package final class Recorder: Sendable {
     private let storage = Mutex<[String]>([])
-    public var events: [String] { storage.withLock { $0 } }
+    package var events: [String] { storage.withLock { $0 } }
 
-    public init() {}
+    package init() {}
 
-    public func record(_ event: String) {
+    package func record(_ event: String) {
         storage.withLock { $0.append(event) }
     }
 }
@@ -78,18 +78,18 @@ public final class Recorder: Sendable {
 package typealias Mutex = Locked
 
 /// An interceptor in every phase that records what it sees and decides with closures.
-public struct Probe: ExecutionInterceptor, SuccessInterceptor, FailureInterceptor, CompletionInterceptor,
+package struct Probe: ExecutionInterceptor, SuccessInterceptor, FailureInterceptor, CompletionInterceptor,
     SerializationInterceptor
 {
-    public let name: String
-    public let recorder: Recorder
-    public var onExecution: @Sendable (InterceptorChain<Data>) async -> Void
-    public var onSuccess: @Sendable (InterceptorChain<Data>, HTTPURLResponse) async -> Void
-    public var onFailure: @Sendable (InterceptorChain<Data>, any Error) async -> Void
-    public var onCompletion: @Sendable (InterceptorChain<Data>, Response<Data>) async -> Void
-    public var onSerialization: @Sendable (any AnyChain) async -> Void
+    package let name: String
+    package let recorder: Recorder
+    package var onExecution: @Sendable (InterceptorChain<Data>) async -> Void
+    package var onSuccess: @Sendable (InterceptorChain<Data>, HTTPURLResponse) async -> Void
+    package var onFailure: @Sendable (InterceptorChain<Data>, any Error) async -> Void
+    package var onCompletion: @Sendable (InterceptorChain<Data>, Response<Data>) async -> Void
+    package var onSerialization: @Sendable (any AnyChain) async -> Void
 
-    public init(
+    package init(
         name: String,
         recorder: Recorder,
         onExecution: @escaping @Sendable (InterceptorChain<Data>) async -> Void = { _ in },
@@ -107,27 +107,27 @@ public struct Probe: ExecutionInterceptor, SuccessInterceptor, FailureIntercepto
         self.onSerialization = onSerialization
     }
 
-    public func intercept(chain: InterceptorChain<Data>) async {
+    package func intercept(chain: InterceptorChain<Data>) async {
         recorder.record("\(name).execution")
         await onExecution(chain)
     }
 
-    public func intercept(chain: InterceptorChain<Data>, response: HTTPURLResponse, data: Data) async {
+    package func intercept(chain: InterceptorChain<Data>, response: HTTPURLResponse, data: Data) async {
         recorder.record("\(name).success")
         await onSuccess(chain, response)
     }
 
-    public func intercept(chain: InterceptorChain<Data>, error: any Error) async {
+    package func intercept(chain: InterceptorChain<Data>, error: any Error) async {
         recorder.record("\(name).failure")
         await onFailure(chain, error)
     }
 
-    public func intercept(chain: InterceptorChain<Data>, response: Response<Data>) async {
+    package func intercept(chain: InterceptorChain<Data>, response: Response<Data>) async {
         recorder.record("\(name).completion")
         await onCompletion(chain, response)
     }
 
-    public func intercept<S: Serializer>(
+    package func intercept<S: Serializer>(
         chain: InterceptorChain<S.Value>,
         response: Response<Data>,
         result: Result<S.Value, any Error>,
@@ -139,28 +139,28 @@ public struct Probe: ExecutionInterceptor, SuccessInterceptor, FailureIntercepto
 }
 
 /// Lets a test decide on a chain without knowing its value type.
-public protocol AnyChain: Sendable {
+package protocol AnyChain: Sendable {
     func proceed()
     func fail(with error: any Error)
     var attempt: Int { get }
 }
 
 extension InterceptorChain: AnyChain {
-    public func fail(with error: any Error) {
+    package func fail(with error: any Error) {
         complete(with: error)
     }
 }
 
-public struct TestError: Error, Equatable {
-    public var code: Int
+package struct TestError: Error, Equatable {
+    package var code: Int
 
-    public init(code: Int = 1) {
+    package init(code: Int = 1) {
         self.code = code
     }
 }
 
 /// A manager over `transport`, with the given interceptors.
-public func makeManager(
+package func makeManager(
     _ transport: any Transport,
     interceptors: [any Interceptor] = [],
     configure: (Manager.Builder) -> Void = { _ in }
@@ -172,7 +172,7 @@ public func makeManager(
 
 extension LeashError {
     /// The case name, for comparisons in tests.
-    public var caseName: String {
+    package var caseName: String {
         switch self {
         case .invalidURL: "invalidURL"
         case .invalidConfiguration: "invalidConfiguration"
@@ -188,7 +188,7 @@ extension LeashError {
 }
 
 /// The LeashError case name of an error, or its type name.
-public func name(of error: (any Error)?) -> String {
+package func name(of error: (any Error)?) -> String {
     guard let error else { return "nil" }
     if let leash = error as? LeashError { return leash.caseName }
     return "\(type(of: error))"

@@ -105,7 +105,8 @@ public struct Redactor: Sendable {
     }
 
     /// The secret values a request carries: the values of its secret headers (and the
-    /// credential after an auth scheme such as `Bearer`), cookie values and secret query items.
+    /// credential after an auth scheme such as `Bearer`), cookie values, secret query items,
+    /// and the values of secret JSON members and `name=value` pairs in its body.
     ///
     /// - Parameter request: The request.
     /// - Returns: The values, to pass to ``redact(text:values:)``.
@@ -127,7 +128,26 @@ public struct Redactor: Sendable {
         if let url = request.url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
             values += items.filter { isSecret(name: $0.name) }.compactMap(\.value)
         }
+        if let body = request.httpBody, let text = String(data: body, encoding: .utf8) {
+            values += secretPairValues(in: text)
+        }
         return values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The values of every secret pair in `text`.
+    private func secretPairValues(in text: String) -> [String] {
+        var values: [String] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            if let valueStart = secretValueStart(in: text, at: index) {
+                let end = valueEnd(in: text, from: valueStart)
+                values.append(String(text[valueStart..<end]).removingPercentEncoding ?? String(text[valueStart..<end]))
+                index = end
+            } else {
+                index = text.index(after: index)
+            }
+        }
+        return values
     }
 
     private func redactPairs(in text: String) -> String {

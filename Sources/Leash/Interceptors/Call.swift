@@ -104,6 +104,7 @@ struct Call<Output: Sendable>: Sendable {
     /// Step 3: sends the request and runs Success or Failure on what came back.
     private func send(_ attempt: Attempt) async throws -> PhaseOutcome {
         var attempt = attempt
+        try Task.checkCancellation()
         let sent: Result<(Data, HTTPURLResponse), any Error>
         do {
             sent = .success(try await manager.transport.send(attempt.request))
