@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 /// Where ``LoggerInterceptor`` writes: bridge it to swift-log, `os.Logger` or your own.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -14,14 +15,14 @@ import Foundation
 /// ```
 ///
 /// - ``Level/minimal`` writes one line per attempt — method, URL, status or error, duration
-///   from ``InterceptorChain/startedAt`` and attempt number — retried attempts included.
+///   from `InterceptorChain.startedAt` and attempt number — retried attempts included.
 /// - ``Level/verbose`` adds the request's and response's headers and bodies, bodies cut at
 ///   `bodyLimit` bytes.
 ///
 /// Secrets are redacted everywhere it writes: secret headers (`Authorization`, `Cookie`, …),
 /// secret query items (`token`, `api_key`, …), and in bodies the request's own secret values
 /// wherever they appear, plus JSON members and `name=value` pairs with secret names. Errors
-/// reach the logger as ``RedactedError``. Pass a ``Redactor`` to change what counts as secret.
+/// reach the logger as ``RedactedError``. Pass a `Redactor` to change what counts as secret.
 public struct LoggerInterceptor: ExecutionInterceptor, SuccessInterceptor, FailureInterceptor,
     CompletionInterceptor
 {
@@ -54,7 +55,7 @@ public struct LoggerInterceptor: ExecutionInterceptor, SuccessInterceptor, Failu
     /// - Parameters:
     ///   - logger: Where lines go; the console by default.
     ///   - level: How much is logged; ``Level/minimal`` by default.
-    ///   - redactor: What is hidden; ``Redactor/default`` by default.
+    ///   - redactor: What is hidden; `Redactor.default` by default.
     ///   - bodyLimit: How many bytes of a body ``Level/verbose`` shows; 4096 by default.
     public init(
         logger: any Logger = ConsoleLogger(),

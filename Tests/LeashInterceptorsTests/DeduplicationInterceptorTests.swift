@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 import LeashInterceptors
 import LeashTestServer
 import LeashTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 import LeashInterceptors
 import LeashLogging
 import LeashTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 /// HTTP Basic authentication: `Authorization: Basic base64(user:password)`.
 ///

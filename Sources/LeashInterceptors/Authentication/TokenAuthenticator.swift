@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 /// A bearer token that refreshes itself: one refresh at a time, shared by every call that
 /// needs it.
@@ -17,12 +18,12 @@ import Foundation
 /// - otherwise the call waits for a refresh, and concurrent calls share the same one
 ///   (single flight), so 200 calls failing together cause one call of `refresh`;
 /// - a refresh that fails ends every call sent before the failure with
-///   ``LeashError/authenticationFailed(_:)``; a call sent later may start a new refresh;
+///   `LeashError.authenticationFailed(_:)`; a call sent later may start a new refresh;
 /// - more than `maxRefreshes` refreshes within `window` fail fast instead of looping.
 ///
 /// Make the refresh call with a client that does not have the ``TokenRefreshInterceptor``. If
 /// it does anyway, a 401 on the refresh call itself ends as
-/// ``LeashError/authenticationFailed(_:)`` rather than waiting for itself.
+/// `LeashError.authenticationFailed(_:)` rather than waiting for itself.
 public actor TokenAuthenticator: Authenticator {
     /// `Authorization`.
     public static let header = "Authorization"
@@ -87,7 +88,7 @@ public actor TokenAuthenticator: Authenticator {
     /// - Parameters:
     ///   - failedAuthentication: The header value the failed request carried.
     ///   - sentAt: When the failed request was sent.
-    /// - Throws: ``LeashError/authenticationFailed(_:)`` when the refresh failed, or failed
+    /// - Throws: `LeashError.authenticationFailed(_:)` when the refresh failed, or failed
     ///   after this request was sent, or too many refreshes ran; `CancellationError` when the
     ///   calling task is cancelled (the refresh goes on for the others).
     public func refreshIfNeeded(after failedAuthentication: String?, sentAt: ContinuousClock.Instant) async throws {

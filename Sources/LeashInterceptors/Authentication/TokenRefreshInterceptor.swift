@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -14,11 +15,11 @@ import Foundation
 ///     .build()
 /// ```
 ///
-/// It acts in the Failure phase on ``LeashError/unacceptableStatusCode(_:response:data:)``
+/// It acts in the Failure phase on `LeashError.unacceptableStatusCode(_:response:data:)`
 /// with one of `statusCodes` (401 by default), and in the Success phase when the manager's
 /// `acceptableStatusCodes` let such a status through. A call that carried an older token than
 /// the current one is retried at once; the others wait for one shared refresh and are then
-/// retried. When the refresh fails, the call ends with ``LeashError/authenticationFailed(_:)``.
+/// retried. When the refresh fails, the call ends with `LeashError.authenticationFailed(_:)`.
 /// Each retry counts toward the manager's `maxRetries`.
 public struct TokenRefreshInterceptor: FailureInterceptor, SuccessInterceptor {
     /// The authenticator whose token is refreshed.

@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 /// A ``DataStore`` that keeps one file per response under a directory you choose.
 ///

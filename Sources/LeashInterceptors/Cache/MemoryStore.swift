@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 /// An in-memory ``DataStore`` that evicts the least recently used entries beyond a byte limit.
 ///

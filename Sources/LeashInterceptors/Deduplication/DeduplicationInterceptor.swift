@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -46,11 +47,11 @@ public struct DeduplicationInterceptor: ExecutionInterceptor, CompletionIntercep
             return
         }
         switch await flights.join(key) {
-        case .leader(let id):
-            chain.context[Leadership.self] = LeaderToken(flights: flights, key: key, id: id)
-        case .follower(let waiter):
+        case .leader(let ticket):
+            chain.context[Leadership.self] = LeaderToken(ticket: ticket)
+        case .follower(let ticket):
             do {
-                chain.complete(with: try await waiter.value())
+                chain.complete(with: try await ticket.value())
             } catch {
                 // The leader ended without a result: go to the network. Or the call was
                 // cancelled while waiting: the pipeline ends it with CancellationError.
@@ -64,8 +65,8 @@ public struct DeduplicationInterceptor: ExecutionInterceptor, CompletionIntercep
     ///   - chain: The chain of this attempt.
     ///   - response: The result.
     public func intercept(chain: InterceptorChain<Data>, response: Response<Data>) async {
-        guard let token = chain.context[Leadership.self] else { return }
-        await flights.land(token.key, id: token.id, with: response)
+        guard let ticket = chain.context[Leadership.self]?.ticket else { return }
+        await flights.land(ticket.key, id: ticket.id, with: response)
     }
 
     private static func key(for request: URLRequest, methods: Set<HTTPMethod>) -> String? {
@@ -81,40 +82,30 @@ public struct DeduplicationInterceptor: ExecutionInterceptor, CompletionIntercep
 
 /// Lands the leader's flight when the leader's call ends, result or not.
 private final class LeaderToken: Sendable {
-    let flights: Flights
-    let key: String
-    let id: Int
+    let ticket: Flights.Ticket
 
-    init(flights: Flights, key: String, id: Int) {
-        self.flights = flights
-        self.key = key
-        self.id = id
+    init(ticket: Flights.Ticket) {
+        self.ticket = ticket
     }
 
     deinit {
         // The call is over. If it never reached Completion (cancelled), release the followers.
-        Task { [flights, key, id] in await flights.land(key, id: id, with: nil) }
+        Task { [ticket] in await ticket.flights.land(ticket.key, id: ticket.id, with: nil) }
     }
 }
 
 /// The calls in flight, by key.
 private actor Flights {
     enum Role {
-        case leader(Int)
-        case follower(Waiter)
+        case leader(Ticket)
+        case follower(Ticket)
     }
 
-    /// One follower's wait for the leader's result.
-    final class Waiter: Sendable {
+    /// A call's place in a flight: the leader's flight id, or a follower's waiter id.
+    struct Ticket: Sendable {
         let flights: Flights
         let key: String
         let id: Int
-
-        init(flights: Flights, key: String, id: Int) {
-            self.flights = flights
-            self.key = key
-            self.id = id
-        }
 
         /// The leader's result; throws `CancellationError` when the follower is cancelled, and
         /// `LeaderGone` when the leader ended without a result.
@@ -140,11 +131,10 @@ private actor Flights {
 
     func join(_ key: String) -> Role {
         nextID += 1
-        if flights[key] != nil {
-            return .follower(Waiter(flights: self, key: key, id: nextID))
-        }
+        let ticket = Ticket(flights: self, key: key, id: nextID)
+        if flights[key] != nil { return .follower(ticket) }
         flights[key] = Flight(id: nextID)
-        return .leader(nextID)
+        return .leader(ticket)
     }
 
     func wait(_ key: String, waiter: Int) async throws -> Response<Data> {

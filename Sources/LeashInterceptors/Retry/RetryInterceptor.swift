@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -17,7 +18,7 @@ import Foundation
 /// In the Success phase it decodes every body as `Body` with the manager's `JSONDecoder`;
 /// when that works and `transform` returns an error, the call completes with it. In the
 /// Failure phase it does the same with the body of an
-/// ``LeashError/unacceptableStatusCode(_:response:data:)``, so a 422's body becomes your
+/// `LeashError.unacceptableStatusCode(_:response:data:)`, so a 422's body becomes your
 /// error instead of a bare status. Bodies that do not decode as `Body` pass untouched.
 public struct BodyValidator<Body: Decodable>: SuccessInterceptor, FailureInterceptor {
     /// Makes the error from a decoded body, or returns `nil` to let the body pass.

@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -19,7 +20,7 @@ import Foundation
 ///
 /// In the Success phase, the first rule whose statuses hold the response's status completes
 /// the call with its error. A status that no rule names and that is outside `acceptable`
-/// becomes ``LeashError/unacceptableStatusCode(_:response:data:)``.
+/// becomes `LeashError.unacceptableStatusCode(_:response:data:)`.
 public struct StatusCodeValidator: SuccessInterceptor {
     /// Statuses mapped to an error.
     public struct Rule: Sendable {
