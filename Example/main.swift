@@ -1,37 +1,61 @@
 import Foundation
 import Leash
+import LeashInterceptors
+import LeashLogging
 import LeashTestServer
 
-// The Leash tour: start a demo API on 127.0.0.1 (or use --base-url), then call it through a
-// Manager with an authenticator and interceptors, printing what happens. Exits non-zero when
-// any step fails, so it doubles as an end-to-end check.
+// The Leash tour: start a demo API on 127.0.0.1 (or use --base-url URL), then call it through
+// a Manager with logging, retry, token refresh, a cache and validation, printing what happens.
+// Exits non-zero when any step fails, so it doubles as an end-to-end check.
 
 let arguments = CommandLine.arguments
 var server: TestServer?
 let baseURL: String
 if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
     baseURL = arguments[index + 1]
-    print("Using the API at \(baseURL)")
+    print("Touring the API at \(baseURL)")
 } else {
     let demo = try await DemoServer.start()
     server = demo
     baseURL = demo.baseURL + "/api"
-    print("Demo API listening on \(demo.baseURL)")
+    print("Demo API listening on \(demo.baseURL); its access tokens expire after 2 seconds.")
+}
+
+// Sign-in and refresh go through their own client: one without the refresh interceptor.
+let logger = LoggerInterceptor(logger: ConsoleLogger(prefix: "    log  "), level: .minimal)
+let authClient = Client(manager: try Manager.Builder().url(baseURL).add(interceptor: logger).build())
+let refreshes = Tally()
+let tokens = TokenAuthenticator(token: nil) { _ in
+    print("    🔑   the access token expired: refreshing it (once, for every waiting call)")
+    refreshes.add()
+    return try await authClient.execute(AuthEndpoint.refresh(refreshToken: "refresh-ada"), as: Credentials.self)
+        .accessToken
+}
+let retries = Tally()
+let events = EventInterceptor { event in
+    if case .retried(_, _, let attempt) = event {
+        retries.add()
+        print("    ↻    retrying: attempt \(attempt + 1)")
+    }
 }
 
 let manager = try Manager.Builder()
     .url(baseURL)
-    .authenticator(DemoAuthenticator())
-    .header("User-Agent", "LeashExample/0.1")
-    .add(interceptor: TraceInterceptor())
-    .add(interceptor: RetryOn503())
+    .authenticator(tokens)
+    .header("User-Agent", "LeashTour/1.0")
     .timeout(10)
+    .add(interceptor: events)
+    .add(interceptor: logger)
+    .add(interceptor: TokenRefreshInterceptor(authenticator: tokens))
+    .add(interceptor: .retry(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(3)))
+    .add(interceptor: BodyValidator<APIErrorBody> { APIError(message: $0.error) })
+    .add(interceptor: CacheInterceptor(policy: .cacheAndRenew, paths: ["users"]))
     .build()
 let client = Client(manager: manager)
 
 var failures = 0
 
-/// Runs one step of the tour and counts it as failed when it throws.
+/// Runs one step of the tour; a thrown error fails the step and the tour.
 @MainActor func step(_ title: String, _ body: () async throws -> String) async {
     print("\n▸ \(title)")
     do {
@@ -42,9 +66,47 @@ var failures = 0
     }
 }
 
+/// What the tour expected and did not get.
+struct Unexpected: Error, CustomStringConvertible {
+    var description: String
+}
+
+await step("Sign in") {
+    let credentials = try await authClient.execute(
+        AuthEndpoint.login(user: "ada", password: "lovelace"), as: Credentials.self)
+    await tokens.setToken(credentials.accessToken)
+    return "signed in; the TokenAuthenticator now holds \(credentials.accessToken)"
+}
+
+/// Lists a page, printing every delivery: from the cache, then from the network.
+func listPage(_ page: Int) async throws -> [String] {
+    var deliveries: [String] = []
+    for await delivery in client.responses(UsersEndpoint.list(page: page), as: [User].self) {
+        let source = CacheInterceptor.isCached(delivery.extra) ? "cached" : "fresh"
+        let users = try delivery.result.get()
+        print("    📦   \(source) delivery: \(users.count) users, first \(users.first?.name ?? "none")")
+        deliveries.append(source)
+    }
+    return deliveries
+}
+
 await step("List the first page of users") {
-    let users: [User] = try await client.execute(UsersEndpoint.list(page: 1))
-    return "\(users.count) users: " + users.prefix(3).map(\.name).joined(separator: ", ") + ", …"
+    let deliveries = try await listPage(1)
+    guard deliveries == ["fresh"] else { throw Unexpected(description: "expected one fresh delivery: \(deliveries)") }
+    return "one delivery, from the network"
+}
+
+await step("List it again: the cache answers first, then the network") {
+    let deliveries = try await listPage(1)
+    guard deliveries == ["cached", "fresh"] else {
+        throw Unexpected(description: "expected cached then fresh: \(deliveries)")
+    }
+    return "two deliveries: cached, then fresh"
+}
+
+await step("The second page (query parameters)") {
+    let users: [User] = try await client.execute(UsersEndpoint.list(page: 2))
+    return "users \(users.first?.id ?? 0)–\(users.last?.id ?? 0)"
 }
 
 await step("Read one user") {
@@ -57,17 +119,49 @@ await step("Create a user (JSON body)") {
     return "created user #\(user.id), \(user.name)"
 }
 
-await step("A missing user is a clear error") {
+await step("A missing user: BodyValidator turns the error body into an error") {
     let response = await client.response(UsersEndpoint.read(id: 999), as: User.self)
-    guard case LeashError.unacceptableStatusCode(404, _, _)? = response.error else {
-        throw LeashError.invalidConfiguration("expected a 404, got \(String(describing: response.error))")
+    guard let error = response.error as? APIError else {
+        throw Unexpected(description: "expected an APIError, got \(String(describing: response.error))")
     }
-    return "404 arrived as LeashError.unacceptableStatusCode"
+    return "failed as expected: \(error)"
 }
 
-await step("A flaky endpoint, retried by an interceptor") {
+await step("A flaky endpoint: 503 with Retry-After, retried by RetryInterceptor") {
+    let before = retries.count
     let status = try await client.execute(StatusEndpoint.flaky, as: Status.self)
-    return "ok = \(status.ok) after a retry"
+    guard retries.count > before else { throw Unexpected(description: "expected a retry") }
+    return "ok = \(status.ok) after \(retries.count - before) retry"
+}
+
+await step("The token expires: five calls at once share one refresh") {
+    print("    ⏳   waiting 2.5 s for the access token to expire")
+    try await Task.sleep(for: .milliseconds(2500))
+    let before = refreshes.count
+    let names = try await withThrowingTaskGroup(of: String.self) { group in
+        for id in 1...5 {
+            group.addTask { try await client.execute(UsersEndpoint.read(id: id), as: User.self).name }
+        }
+        var names: [String] = []
+        for try await name in group { names.append(name) }
+        return names
+    }
+    guard refreshes.count - before == 1 else {
+        throw Unexpected(description: "expected one refresh, saw \(refreshes.count - before)")
+    }
+    return "\(names.count) users read after exactly one refresh"
+}
+
+await step("A slow call, cancelled after 300 ms") {
+    let call = Task { try await client.execute(StatusEndpoint.slow, as: Status.self) }
+    try await Task.sleep(for: .milliseconds(300))
+    call.cancel()
+    do {
+        _ = try await call.value
+        throw Unexpected(description: "the call was not cancelled")
+    } catch is CancellationError {
+        return "ended with CancellationError, once"
+    }
 }
 
 await step("The completion-handler style of the original Leash") {
@@ -80,5 +174,9 @@ await step("The completion-handler style of the original Leash") {
 }
 
 try await server?.shutdown()
-print(failures == 0 ? "\nTour complete: every step passed." : "\nTour finished with \(failures) failed step(s).")
+if failures == 0 {
+    print("\nTour complete: every step passed.")
+} else {
+    print("\nTour failed: \(failures) step(s) did not pass.")
+}
 exit(failures == 0 ? 0 : 1)

@@ -22,7 +22,8 @@ import Leash
 /// Secrets are redacted everywhere it writes: secret headers (`Authorization`, `Cookie`, …),
 /// secret query items (`token`, `api_key`, …), and in bodies the request's own secret values
 /// wherever they appear, plus JSON members and `name=value` pairs with secret names. Errors
-/// reach the logger as ``RedactedError``. Pass a `Redactor` to change what counts as secret.
+/// reach the logger as ``RedactedError`` (at ``Level/minimal``, not for a bare unacceptable
+/// status, which the line already shows). Pass a `Redactor` to change what counts as secret.
 public struct LoggerInterceptor: ExecutionInterceptor, SuccessInterceptor, FailureInterceptor,
     CompletionInterceptor
 {
@@ -98,7 +99,9 @@ public struct LoggerInterceptor: ExecutionInterceptor, SuccessInterceptor, Failu
     ///   - error: The failure.
     public func intercept(chain: InterceptorChain<Data>, error: any Error) async {
         if case LeashError.unacceptableStatusCode(let status, let response, let data) = error {
-            logAttempt(chain, outcome: "\(status)", response: response, data: data, error: error)
+            // The line already says the status; the error adds nothing below verbose.
+            logAttempt(
+                chain, outcome: "\(status)", response: response, data: data, error: level == .verbose ? error : nil)
         } else {
             logAttempt(chain, outcome: "failed", response: nil, data: nil, error: error)
         }
