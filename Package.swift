@@ -45,6 +45,10 @@ let package = Package(
             dependencies: ["LeashInterceptors", "LeashTestServer", "LeashTestSupport"]
         ),
         .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["Leash", "LeashInterceptors", "LeashLogging"]
+        ),
+        .testTarget(
             name: "LeashLoggingTests",
             dependencies: ["LeashLogging", "LeashInterceptors", "LeashTestSupport"]
         ),
