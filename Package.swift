@@ -36,6 +36,16 @@ let package = Package(
             dependencies: ["Leash", "LeashInterceptors", "LeashLogging", "LeashTestServer"],
             path: "Example"
         ),
+        .executableTarget(
+            name: "LeashBenchServer",
+            dependencies: ["LeashTestServer"],
+            path: "Benchmarks/Server"
+        ),
+        .executableTarget(
+            name: "LeashBench",
+            dependencies: ["Leash", "LeashLogging"],
+            path: "Benchmarks/Harness"
+        ),
         .testTarget(
             name: "LeashTests",
             dependencies: ["Leash", "LeashTestServer", "LeashTestSupport"]

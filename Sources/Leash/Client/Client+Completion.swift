@@ -47,14 +47,17 @@ extension Client {
         queue: DispatchQueue? = nil,
         completion: @escaping @Sendable (Response<S.Value>) -> Void
     ) -> CallHandle {
-        let call = Call(client: self, endpoint: endpoint, serialization: Serialization(serializer)) { response in
+        let deliver: @Sendable (Response<S.Value>) -> Void = { response in
             if let queue {
                 queue.async { completion(response) }
             } else {
                 completion(response)
             }
         }
-        return CallHandle(task: Task { await call.run() })
+        let call = Call(
+            client: self, endpoint: endpoint, serializer: serializer, runsSerializationInterceptors: true,
+            deliverInterim: deliver)
+        return CallHandle(task: Task { deliver(await call.run()) })
     }
 }
 

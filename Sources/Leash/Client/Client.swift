@@ -71,7 +71,7 @@ public final class Client: Sendable {
     ///   - serializer: What turns the body into the value.
     /// - Returns: The last delivery of the call.
     public func response<S: Serializer>(_ endpoint: any Endpoint, serializer: S) async -> Response<S.Value> {
-        await lastDelivery(endpoint, Serialization(serializer))
+        await lastDelivery(endpoint, serializer)
     }
 
     /// Calls `endpoint` and streams every delivery: several when an interceptor completes with
@@ -98,11 +98,11 @@ public final class Client: Sendable {
     /// - Returns: A stream that finishes after the final delivery.
     public func responses<S: Serializer>(_ endpoint: any Endpoint, serializer: S) -> AsyncStream<Response<S.Value>> {
         let (stream, continuation) = AsyncStream.makeStream(of: Response<S.Value>.self)
-        let call = Call(client: self, endpoint: endpoint, serialization: Serialization(serializer)) {
+        let call = Call(client: self, endpoint: endpoint, serializer: serializer, runsSerializationInterceptors: true) {
             continuation.yield($0)
         }
         let task = Task {
-            await call.run()
+            continuation.yield(await call.run())
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
@@ -118,7 +118,7 @@ public final class Client: Sendable {
     /// - Throws: A ``LeashError``, an error an interceptor completed with, or
     ///   `CancellationError`.
     public func data(_ endpoint: any Endpoint) async throws -> (Data, HTTPURLResponse) {
-        let response = await lastDelivery(endpoint, .raw)
+        let response = await lastDelivery(endpoint, RawDataSerializer(), runsSerializationInterceptors: false)
         let data = try response.result.get()
         if let http = response.extra as? HTTPURLResponse { return (data, http) }
         let head = HTTPURLResponse(url: manager.baseURL, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])
@@ -135,14 +135,14 @@ public final class Client: Sendable {
         try await manager.request(for: endpoint)
     }
 
-    private func lastDelivery<Output>(_ endpoint: any Endpoint, _ serialization: Serialization<Output>) async
-        -> Response<Output>
-    {
-        let last = Locked<Response<Output>?>(nil)
-        await Call(client: self, endpoint: endpoint, serialization: serialization) { response in
-            last.withLock { $0 = response }
-        }.run()
-        // run() always delivers at least once.
-        return last.withLock { $0 } ?? .failure(CancellationError())
+    private func lastDelivery<S: Serializer>(
+        _ endpoint: any Endpoint,
+        _ serializer: S,
+        runsSerializationInterceptors: Bool = true
+    ) async -> Response<S.Value> {
+        await Call(
+            client: self, endpoint: endpoint, serializer: serializer,
+            runsSerializationInterceptors: runsSerializationInterceptors, deliverInterim: nil
+        ).run()
     }
 }

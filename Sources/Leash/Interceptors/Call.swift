@@ -11,15 +11,84 @@ import Foundation
 ///
 /// `retry()` loops back to 1; `complete(…, finish: false)` delivers a result through the
 /// remaining phases and carries on; cancellation ends the call with `CancellationError` and
-/// runs no further interceptor. `deliver` is called once per delivery, the last one final.
-struct Call<Output: Sendable>: Sendable {
+/// runs no further interceptor. `run()` returns the final result; `deliverInterim` receives
+/// each earlier one.
+///
+/// Steps 1–4 live in ``DataPipeline``, which is not generic, so the hot path is compiled for
+/// `Data` once; only steps 5–6 depend on the serializer.
+struct Call<S: Serializer>: Sendable {
     let client: Client
     let endpoint: any Endpoint
-    let context = CallContext()
-    /// Step 5: turns the attempt's raw result into the call's output.
-    let serialization: Serialization<Output>
-    /// Step 6: hands a result to the caller.
-    let deliver: @Sendable (Response<Output>) async -> Void
+    /// Step 5: turns bytes into the call's value.
+    let serializer: S
+    /// `false` for `data(_:)` calls, which have no Serialization phase.
+    let runsSerializationInterceptors: Bool
+    /// Step 6 for results delivered with `finish: false`; `nil` when the caller only wants the
+    /// final result.
+    let deliverInterim: (@Sendable (Response<S.Value>) async -> Void)?
+
+    /// Runs the call and returns its final result.
+    func run() async -> Response<S.Value> {
+        let context = CallContext()
+        do {
+            let pipeline = DataPipeline(client: client, endpoint: endpoint, context: context) { response, attempt in
+                let output = try await finish(response, attempt, interim: true)
+                try Task.checkCancellation()
+                await deliverInterim?(output)
+            }
+            let (response, attempt) = try await pipeline.run()
+            try Task.checkCancellation()
+            return try await finish(response, attempt, interim: false)
+        } catch {
+            // Only cancellation is thrown inside the pipeline; every other error is a result.
+            return .failure(CancellationError())
+        }
+    }
+
+    /// Step 5: serializes the result and runs Serialization interceptors on it.
+    private func finish(_ response: Response<Data>, _ attempt: Attempt, interim: Bool) async throws
+        -> Response<S.Value>
+    {
+        var current: Response<S.Value>
+        switch response {
+        case .success(let data, let extra):
+            do {
+                current = .success(
+                    value: try serializer.serialize(data: data, response: extra as? HTTPURLResponse), extra: extra)
+            } catch let error as LeashError {
+                current = .failure(error)
+            } catch {
+                current = .failure(LeashError.decoding(error, data: data))
+            }
+        case .failure(let error):
+            current = .failure(error)
+        }
+        guard runsSerializationInterceptors else { return current }
+        for interceptor in client.manager.pipeline.serialization {
+            try Task.checkCancellation()
+            let chain = InterceptorChain<S.Value>(attempt: attempt, allowsRetry: false)
+            await interceptor.intercept(chain: chain, response: response, result: current.result, serializer: serializer)
+            switch chain.seal() {
+            case .proceed, .proceedWith, .retry:
+                continue
+            case .complete(let replacement, let finish):
+                if finish || interim { return replacement }
+                try Task.checkCancellation()
+                await deliverInterim?(replacement)
+            }
+        }
+        return current
+    }
+}
+
+/// Steps 1–4 of a call: build, Execution, transport, Success or Failure, Completion, with
+/// retries. Ends with the raw result to serialize and the attempt that produced it.
+struct DataPipeline {
+    let client: Client
+    let endpoint: any Endpoint
+    let context: CallContext
+    /// Serializes and delivers a `finish: false` result without ending the call.
+    let deliverInterim: (Response<Data>, Attempt) async throws -> Void
 
     private var manager: Manager { client.manager }
     private var pipeline: Pipeline { client.manager.pipeline }
@@ -31,17 +100,7 @@ struct Call<Output: Sendable>: Sendable {
         case retried
     }
 
-    /// Runs the call to its final delivery.
-    func run() async {
-        do {
-            await deliver(try await attempts())
-        } catch {
-            // Only cancellation is thrown inside the pipeline; every other error is a result.
-            await deliver(.failure(CancellationError()))
-        }
-    }
-
-    private func attempts() async throws -> Response<Output> {
+    func run() async throws -> (Response<Data>, Attempt) {
         var number = 0
         while true {
             try Task.checkCancellation()
@@ -56,7 +115,9 @@ struct Call<Output: Sendable>: Sendable {
                 request = manager.partialRequest(for: endpoint)
                 result = .failure(error)
             }
-            var attempt = Attempt(call: self, request: request, number: number, startedAt: startedAt)
+            var attempt = Attempt(
+                client: client, endpoint: endpoint, context: context, request: request, number: number,
+                startedAt: startedAt)
             var retried = false
 
             // 2. Execution.
@@ -88,13 +149,12 @@ struct Call<Output: Sendable>: Sendable {
                 result = .failure(LeashError.retryLimitExceeded(attempts: number + 1))
             }
 
-            // 4. Completion, then 5–6.
+            // 4. Completion; the caller does 5–6.
             switch try await runCompletion(result!, attempt, from: 0, interim: false) {
             case .retried:
                 number += 1
             case .completed(let response):
-                try Task.checkCancellation()
-                return try await finish(response, attempt, interim: false)
+                return (response, attempt)
             case .proceeded:
                 preconditionFailure("runCompletion(_:_:from:interim:) always ends with a result or a retry")
             }
@@ -152,7 +212,7 @@ struct Call<Output: Sendable>: Sendable {
             case .proceed:
                 continue
             case .proceedWith(let request):
-                attempt.request = request
+                attempt = attempt.with(request: request)
             case .complete(let response, finish: true):
                 return .completed(response)
             case .complete(let response, finish: false):
@@ -194,76 +254,10 @@ struct Call<Output: Sendable>: Sendable {
     }
 
     /// Delivers a `finish: false` result through the remaining phases without ending the call.
-    private func deliverInterim(_ response: Response<Data>, _ attempt: Attempt, completionFrom index: Int) async throws
-    {
+    private func deliverInterim(_ response: Response<Data>, _ attempt: Attempt, completionFrom index: Int) async throws {
         guard case .completed(let result) = try await runCompletion(response, attempt, from: index, interim: true)
         else { return }
-        let output = try await finish(result, attempt, interim: true)
-        try Task.checkCancellation()
-        await deliver(output)
-    }
-}
-
-extension Call {
-    /// Step 5: serializes the result and runs Serialization interceptors on it.
-    private func finish(_ response: Response<Data>, _ attempt: Attempt, interim: Bool) async throws -> Response<Output>
-    {
-        var current: Response<Output>
-        switch response {
-        case .success(let data, let extra):
-            do {
-                current = .success(value: try serialization.serialize(data, extra as? HTTPURLResponse), extra: extra)
-            } catch let error as LeashError {
-                current = .failure(error)
-            } catch {
-                current = .failure(LeashError.decoding(error, data: data))
-            }
-        case .failure(let error):
-            current = .failure(error)
-        }
-        guard serialization.runsInterceptors else { return current }
-        for interceptor in pipeline.serialization {
-            try Task.checkCancellation()
-            let chain = InterceptorChain<Output>(attempt: attempt, allowsRetry: false)
-            await serialization.intercept(interceptor, chain, response, current.result)
-            switch chain.seal() {
-            case .proceed, .proceedWith, .retry:
-                continue
-            case .complete(let replacement, let finish):
-                if finish || interim { return replacement }
-                try Task.checkCancellation()
-                await deliver(replacement)
-            }
-        }
-        return current
-    }
-}
-
-/// How a call turns bytes into its output: the serializer, and how Serialization
-/// interceptors are called with it.
-struct Serialization<Output: Sendable>: Sendable {
-    let serialize: @Sendable (Data, HTTPURLResponse?) throws -> Output
-    let intercept:
-        @Sendable (any SerializationInterceptor, InterceptorChain<Output>, Response<Data>, Result<Output, any Error>)
-            async -> Void
-    /// `false` for `data(_:)` calls, which have no Serialization phase.
-    var runsInterceptors: Bool
-
-    init<S: Serializer>(_ serializer: S) where S.Value == Output {
-        serialize = { try serializer.serialize(data: $0, response: $1) }
-        intercept = { interceptor, chain, response, result in
-            await interceptor.intercept(chain: chain, response: response, result: result, serializer: serializer)
-        }
-        runsInterceptors = true
-    }
-}
-
-extension Serialization where Output == Data {
-    /// The bytes as they are, with no Serialization phase.
-    static var raw: Serialization<Data> {
-        var serialization = Serialization(RawDataSerializer())
-        serialization.runsInterceptors = false
-        return serialization
+        try await deliverInterim(result, attempt)
     }
 }
 
@@ -272,26 +266,34 @@ struct RawDataSerializer: Serializer {
     func serialize(data: Data, response: HTTPURLResponse?) -> Data { data }
 }
 
-/// One attempt of a call: what every chain of the attempt shares.
-struct Attempt: Sendable {
-    let call: CallIdentity
-    var request: URLRequest
+/// One attempt of a call: what every chain of the attempt shares. A class, so that each chain
+/// holds one reference instead of copies of every field.
+final class Attempt: Sendable {
+    let client: Client
+    let endpoint: any Endpoint
+    let context: CallContext
+    let request: URLRequest
     let number: Int
     let startedAt: ContinuousClock.Instant
 
-    init<Output>(call: Call<Output>, request: URLRequest, number: Int, startedAt: ContinuousClock.Instant) {
-        self.call = CallIdentity(client: call.client, endpoint: call.endpoint, context: call.context)
+    init(
+        client: Client, endpoint: any Endpoint, context: CallContext, request: URLRequest, number: Int,
+        startedAt: ContinuousClock.Instant
+    ) {
+        self.client = client
+        self.endpoint = endpoint
+        self.context = context
         self.request = request
         self.number = number
         self.startedAt = startedAt
     }
-}
 
-/// The parts of a call that do not depend on its output type.
-struct CallIdentity: Sendable {
-    let client: Client
-    let endpoint: any Endpoint
-    let context: CallContext
+    /// The same attempt, sending `request` instead.
+    func with(request: URLRequest) -> Attempt {
+        Attempt(
+            client: client, endpoint: endpoint, context: context, request: request, number: number,
+            startedAt: startedAt)
+    }
 }
 
 extension LeashError {

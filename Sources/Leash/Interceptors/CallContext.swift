@@ -26,4 +26,9 @@ public final class CallContext: Sendable {
         get { storage.withLock { $0[ObjectIdentifier(key)] } as? Key.Value }
         set { storage.withLock { $0[ObjectIdentifier(key)] = newValue } }
     }
+
+    /// Runs `body` under the call's lock, which also guards the decisions of its chains.
+    func synchronized<Result>(_ body: () -> Result) -> Result {
+        storage.withLock { _ in body() }
+    }
 }

@@ -19,23 +19,27 @@ import Foundation
 ///   again) and Execution runs again.
 public final class InterceptorChain<Value: Sendable>: Sendable {
     /// The client that makes the call.
-    public let client: Client
+    public var client: Client { shared.client }
     /// The endpoint being called.
-    public let endpoint: any Endpoint
+    public var endpoint: any Endpoint { shared.endpoint }
     /// This attempt's request, exactly as sent (authenticator header included), or the
     /// partial request (base URL and method) when it could not be built.
-    public let request: URLRequest
+    public var request: URLRequest { shared.request }
     /// The attempt number: 0 for the first attempt, one more for each retry.
-    public let attempt: Int
+    public var attempt: Int { shared.number }
     /// When this attempt began; the same in every phase of the attempt.
-    public let startedAt: ContinuousClock.Instant
+    public var startedAt: ContinuousClock.Instant { shared.startedAt }
     /// Storage shared by all phases and attempts of this call.
-    public let context: CallContext
+    public var context: CallContext { shared.context }
 
+    /// What every chain of the attempt shares, held once rather than copied into each chain.
+    private let shared: Attempt
     let allowsRetry: Bool
     let allowsRequestChange: Bool
-    private let decision = Locked<Decision?>(nil)
+    // Guarded by the call's lock (`context.synchronized`): one lock per call rather than per chain.
+    nonisolated(unsafe) private var decision: StoredDecision?
 
+    /// What the interceptor decided, as the pipeline reads it.
     enum Decision {
         case proceed
         case proceedWith(URLRequest)
@@ -43,13 +47,9 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
         case retry
     }
 
+
     init(attempt: Attempt, allowsRetry: Bool, allowsRequestChange: Bool = false) {
-        self.client = attempt.call.client
-        self.endpoint = attempt.call.endpoint
-        self.request = attempt.request
-        self.attempt = attempt.number
-        self.startedAt = attempt.startedAt
-        self.context = attempt.call.context
+        self.shared = attempt
         self.allowsRetry = allowsRetry
         self.allowsRequestChange = allowsRequestChange
     }
@@ -66,7 +66,7 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
     ///   - finish: `false` delivers `response` and then carries on as if this interceptor had
     ///     proceeded.
     public func complete(with response: Response<Value>, finish: Bool = true) {
-        decide(.complete(response, finish: finish))
+        decide(.complete(response as any Sendable, finish: finish))
     }
 
     /// Replaces the result with a value.
@@ -77,7 +77,7 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
     ///   - finish: `false` delivers the value and then carries on as if this interceptor had
     ///     proceeded.
     public func complete(with value: Value, extra: (any Sendable)? = nil, finish: Bool = true) {
-        decide(.complete(.success(value: value, extra: extra), finish: finish))
+        decide(.complete(Response<Value>.success(value: value, extra: extra) as any Sendable, finish: finish))
     }
 
     /// Replaces the result with an error.
@@ -87,20 +87,28 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
     ///   - finish: `false` delivers the error and then carries on as if this interceptor had
     ///     proceeded.
     public func complete(with error: any Error, finish: Bool = true) {
-        decide(.complete(.failure(error), finish: finish))
+        decide(.complete(Response<Value>.failure(error) as any Sendable, finish: finish))
     }
 
-    fileprivate func decide(_ newDecision: Decision) {
-        decision.withLock { current in
-            if current == nil { current = newDecision }
+    fileprivate func decide(_ newDecision: StoredDecision) {
+        context.synchronized {
+            if decision == nil { decision = newDecision }
         }
     }
 
     /// Ends the interceptor's turn: its decision, or `proceed` when it made none.
     func seal() -> Decision {
-        decision.withLock { current in
-            if current == nil { current = .proceed }
-            return current!
+        let stored = context.synchronized {
+            if decision == nil { decision = .proceed }
+            return decision!
+        }
+        switch stored {
+        case .proceed: return .proceed
+        case .proceedWith(let request): return .proceedWith(request)
+        case .retry: return .retry
+        case .complete(let response, let finish):
+            // Only this class's `complete` methods store a response, always a Response<Value>.
+            return .complete(response as! Response<Value>, finish: finish)
         }
     }
 }
@@ -128,4 +136,13 @@ extension InterceptorChain where Value == Data {
     public func proceed(with request: URLRequest) {
         decide(allowsRequestChange ? .proceedWith(request) : .proceed)
     }
+}
+
+/// A chain's decision as stored: outside the generic class, so that creating and destroying a
+/// chain needs no generic metadata on the hot path. The response of `complete` is boxed.
+enum StoredDecision {
+    case proceed
+    case proceedWith(URLRequest)
+    case complete(any Sendable, finish: Bool)
+    case retry
 }

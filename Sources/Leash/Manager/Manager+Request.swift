@@ -84,7 +84,9 @@ extension Manager {
     }
 
     private static func escape(_ text: Substring, allowed: CharacterSet) -> String {
-        String(text).addingPercentEncoding(withAllowedCharacters: allowed) ?? String(text)
+        // Fast path: most paths are plain ASCII that needs no escaping.
+        if text.utf8.allSatisfy({ $0 < 0x80 && allowed.contains(Unicode.Scalar($0)) }) { return String(text) }
+        return String(text).addingPercentEncoding(withAllowedCharacters: allowed) ?? String(text)
     }
 }
 

@@ -28,17 +28,28 @@ public final class StubTransport: Transport {
 
     private let routes = Locked<[Route]>([])
     private let recorded = Locked<[URLRequest]>([])
+    private let recordsRequests: Bool
     private let handler: (@Sendable (URLRequest) async throws -> (Data, HTTPURLResponse))?
 
     /// Creates a transport with no stubs; add them with ``stub(_:_:_:)``.
-    public init() {
+    ///
+    /// - Parameter recordsRequests: Whether to keep every request in ``requests``; turn it off
+    ///   for long load tests, where the list would only grow.
+    public init(recordsRequests: Bool = true) {
+        self.recordsRequests = recordsRequests
         handler = nil
     }
 
     /// Creates a transport that answers every request with `handler`.
     ///
-    /// - Parameter handler: Returns the body and head for a request, or throws.
-    public init(handler: @escaping @Sendable (URLRequest) async throws -> (Data, HTTPURLResponse)) {
+    /// - Parameters:
+    ///   - recordsRequests: Whether to keep every request in ``requests``.
+    ///   - handler: Returns the body and head for a request, or throws.
+    public init(
+        recordsRequests: Bool = true,
+        handler: @escaping @Sendable (URLRequest) async throws -> (Data, HTTPURLResponse)
+    ) {
+        self.recordsRequests = recordsRequests
         self.handler = handler
     }
 
@@ -67,7 +78,7 @@ public final class StubTransport: Transport {
     /// - Throws: The stub's error, ``LeashError/timedOut`` when its delay exceeds
     ///   `request.timeoutInterval`, `CancellationError`, or an error naming an unmatched request.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        recorded.withLock { $0.append(request) }
+        if recordsRequests { recorded.withLock { $0.append(request) } }
         if let handler { return try await handler(request) }
         let method = HTTPMethod(request.httpMethod ?? "GET")
         let path = request.url.map { $0.path } ?? ""

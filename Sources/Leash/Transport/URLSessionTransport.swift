@@ -84,7 +84,7 @@ private final class TaskHandle: Sendable {
     private struct State {
         var task: URLSessionDataTask?
         var identifier: Int?
-        var deadline: DispatchWorkItem?
+        var deadline: (any DispatchSourceTimer)?
         var cancelled = false
         var timedOut = false
     }
@@ -96,7 +96,15 @@ private final class TaskHandle: Sendable {
     var isTimedOut: Bool { state.withLock { $0.timedOut } }
 
     func start(_ task: URLSessionDataTask, timeout: TimeInterval) {
-        let deadline = DispatchWorkItem { [weak self] in self?.timeOut() }
+        // A timer source rather than asyncAfter: cancelling a source frees it at once, while a
+        // cancelled asyncAfter item stays queued (with its memory) until its deadline.
+        var deadline: (any DispatchSourceTimer)?
+        if timeout.isFinite, timeout > 0 {
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + timeout)
+            timer.setEventHandler { [weak self] in self?.timeOut() }
+            deadline = timer
+        }
         let cancelled = state.withLock { state in
             state.task = task
             state.identifier = task.taskIdentifier
@@ -104,12 +112,10 @@ private final class TaskHandle: Sendable {
             return state.cancelled
         }
         // Resume even when cancelled, so the completion handler runs and the caller is resumed.
+        // The timer is always resumed too: releasing a suspended dispatch source is a crash.
         task.resume()
-        if cancelled {
-            task.cancel()
-        } else if timeout.isFinite, timeout > 0 {
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
-        }
+        deadline?.resume()
+        if cancelled { task.cancel() }
     }
 
     func cancel() {
@@ -122,7 +128,11 @@ private final class TaskHandle: Sendable {
 
     /// The task ended: the deadline no longer matters.
     func finish() {
-        state.withLock { $0.deadline }?.cancel()
+        let deadline = state.withLock { state in
+            defer { state.deadline = nil }
+            return state.deadline
+        }
+        deadline?.cancel()
     }
 
     private func timeOut() {

@@ -1,0 +1,153 @@
+import Foundation
+import Leash
+import LeashLogging
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What one call of a scenario does.
+enum Scenario: String, CaseIterable, Sendable {
+    case small = "GET small JSON"
+    case users = "GET 100 users + decode"
+    case echo = "POST 1 KB JSON + decode echo"
+}
+
+struct BenchUser: Codable, Sendable {
+    var id: Int
+    var name: String
+    var email: String
+    var active: Bool
+}
+
+struct Small: Codable, Sendable {
+    var id: Int
+    var name: String
+    var email: String
+    var active: Bool
+    var roles: [String]
+}
+
+/// About 1 KB of JSON to post.
+struct Payload: Codable, Sendable {
+    var users: [BenchUser]
+
+    static let sample = Payload(
+        users: (1...12).map { BenchUser(id: $0, name: "User \($0)", email: "user\($0)@example.com", active: true) })
+}
+
+enum BenchEndpoint: Endpoint {
+    case small, users, echo(Payload)
+
+    var path: String {
+        switch self {
+        case .small: "small"
+        case .users: "users"
+        case .echo: "echo"
+        }
+    }
+
+    var method: HTTPMethod {
+        if case .echo = self { return .post }
+        return .get
+    }
+
+    var parameters: Any? {
+        if case .echo(let payload) = self { return payload }
+        return nil
+    }
+}
+
+/// A client under test: makes one call of a scenario, decoding the body.
+protocol BenchClient: Sendable {
+    var name: String { get }
+    func call(_ scenario: Scenario) async throws
+}
+
+/// The baseline: `URLSession.data(for:)` with a hand-built request and `JSONDecoder`.
+struct RawURLSessionClient: BenchClient {
+    let name = "raw URLSession"
+    let base: String
+    let session = URLSession(configuration: .default)
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+
+    func call(_ scenario: Scenario) async throws {
+        switch scenario {
+        case .small:
+            let (data, _) = try await session.data(for: URLRequest(url: URL(string: base + "/small")!))
+            _ = try decoder.decode(Small.self, from: data)
+        case .users:
+            let (data, _) = try await session.data(for: URLRequest(url: URL(string: base + "/users")!))
+            _ = try decoder.decode([BenchUser].self, from: data)
+        case .echo:
+            var request = URLRequest(url: URL(string: base + "/echo")!)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try encoder.encode(Payload.sample)
+            let (data, _) = try await session.data(for: request)
+            _ = try decoder.decode(Payload.self, from: data)
+        }
+    }
+}
+
+/// Leash: the same calls as endpoints, through a manager.
+struct LeashClient: BenchClient {
+    let name: String
+    let client: Client
+
+    init(name: String, manager: Manager) {
+        self.name = name
+        self.client = Client(manager: manager)
+    }
+
+    func call(_ scenario: Scenario) async throws {
+        switch scenario {
+        case .small: _ = try await client.execute(BenchEndpoint.small, as: Small.self)
+        case .users: _ = try await client.execute(BenchEndpoint.users, as: [BenchUser].self)
+        case .echo: _ = try await client.execute(BenchEndpoint.echo(.sample), as: Payload.self)
+        }
+    }
+}
+
+/// An interceptor in every phase that only proceeds: the cost of the chain itself.
+struct PassThrough: ExecutionInterceptor, SuccessInterceptor, FailureInterceptor, CompletionInterceptor,
+    SerializationInterceptor
+{
+    func intercept(chain: InterceptorChain<Data>) async {}
+    func intercept(chain: InterceptorChain<Data>, response: HTTPURLResponse, data: Data) async {}
+    func intercept(chain: InterceptorChain<Data>, error: any Error) async {}
+    func intercept(chain: InterceptorChain<Data>, response: Response<Data>) async {}
+    func intercept<S: Serializer>(
+        chain: InterceptorChain<S.Value>,
+        response: Response<Data>,
+        result: Result<S.Value, any Error>,
+        serializer: S
+    ) async {}
+}
+
+/// An Execution interceptor that only proceeds: the cost of one more interceptor in one phase.
+struct ExecutionPassThrough: ExecutionInterceptor {
+    func intercept(chain: InterceptorChain<Data>) async {}
+}
+
+struct FixedToken: Authenticator {
+    static let header = "Authorization"
+    var authentication: String? { "Bearer benchmark-token" }
+}
+
+enum Clients {
+    static func all(base: String) throws -> [any BenchClient] {
+        let plain = try Manager.Builder().url(base).build()
+        let full = try Manager.Builder().url(base)
+            .authenticator(FixedToken())
+            .add(interceptor: PassThrough())
+            .add(interceptor: LoggerInterceptor(level: .none))
+            .build()
+        return [
+            RawURLSessionClient(base: base),
+            LeashClient(name: "Leash (URLSession, no interceptors)", manager: plain),
+            LeashClient(name: "Leash (URLSession, 5 phases + auth + logger)", manager: full),
+        ]
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import LeashTestServer
+
+// The benchmark server: a separate process, so the harness measures the client's CPU alone.
+// Prints "PORT <n>" once listening, then serves until it is terminated.
+//
+// - GET /small: about 100 bytes of JSON
+// - GET /users: 100 users as JSON
+// - POST /echo: the request body back
+
+struct BenchUser: Codable {
+    var id: Int
+    var name: String
+    var email: String
+    var active: Bool
+}
+
+let small = Data(
+    #"{"id":42,"name":"Ada Lovelace","email":"ada@example.com","active":true,"roles":["admin","dev"]}"#.utf8)
+let users = try JSONEncoder().encode(
+    (1...100).map { BenchUser(id: $0, name: "User \($0)", email: "user\($0)@example.com", active: $0 % 2 == 0) })
+
+let server = try await TestServer.start { request in
+    switch (request.method, request.path) {
+    case ("GET", "/small"):
+        TestResponse(status: 200, headers: [("Content-Type", "application/json")], body: small)
+    case ("GET", "/users"):
+        TestResponse(status: 200, headers: [("Content-Type", "application/json")], body: users)
+    case ("POST", "/echo"):
+        TestResponse(status: 200, headers: [("Content-Type", "application/json")], body: request.body)
+    default:
+        .status(404)
+    }
+}
+// Written unbuffered, so the harness sees it at once.
+FileHandle.standardOutput.write(Data("PORT \(server.port)\n".utf8))
+while true {
+    try await Task.sleep(for: .seconds(3600))
+}
