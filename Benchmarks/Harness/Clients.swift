@@ -91,6 +91,19 @@ struct RawURLSessionClient: BenchClient {
     }
 }
 
+/// `URLSessionTransport.send` alone, with the raw client's requests: the transport's share.
+struct TransportOnlyClient: BenchClient {
+    let name = "URLSessionTransport alone"
+    let base: String
+    let transport = URLSessionTransport()
+    let decoder = JSONDecoder()
+
+    func call(_ scenario: Scenario) async throws {
+        let (data, _) = try await transport.send(URLRequest(url: URL(string: base + "/small")!))
+        _ = try decoder.decode(Small.self, from: data)
+    }
+}
+
 /// Leash: the same calls as endpoints, through a manager.
 struct LeashClient: BenchClient {
     let name: String

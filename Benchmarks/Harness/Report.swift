@@ -8,6 +8,8 @@ struct Report {
     let pipeline: [String: [Double]]
     let pipelineCalls: Int
     let rssSamples: [Double]
+    let rawRSSSamples: [Double]
+    let stubRSSSamples: [Double]
     let memoryCalls: Int
     let rounds: Int
     let callsPerTrial: Int
@@ -84,18 +86,26 @@ struct Report {
             "Each further interceptor (from 5 to 20): \(f(further("e"), 3)) µs in one phase, "
                 + "\(f(further(""), 3)) µs in all phases.",
             "",
-            "## Memory (\(memoryCalls) sequential calls through Leash with every phase, over URLSession)",
+            "## Memory (\(memoryCalls) sequential calls, RSS sampled every \(memoryCalls / 10))",
             "",
-            "| calls | RSS MiB |",
-            "|---:|---:|",
+            "In one process, one after the other: Leash with every phase over StubTransport (Leash's own "
+                + "memory, no network), Leash with every phase over URLSession, and raw URLSession for reference.",
+            "",
+            "| calls | Leash over StubTransport | Leash over URLSession | raw URLSession |",
+            "|---:|---:|---:|---:|",
         ]
         for (index, sample) in rssSamples.enumerated() {
-            lines.append("| \(index * memoryCalls / max(rssSamples.count - 1, 1)) | \(f(sample, 1)) |")
+            let raw = index < rawRSSSamples.count ? f(rawRSSSamples[index], 1) : "—"
+            let stub = index < stubRSSSamples.count ? f(stubRSSSamples[index], 1) : "—"
+            lines.append(
+                "| \(index * memoryCalls / max(rssSamples.count - 1, 1)) | \(stub) | \(f(sample, 1)) | \(raw) |")
         }
-        let growth = (rssSamples.last ?? 0) - (rssSamples.dropFirst().first ?? 0)
+        let growth = { (samples: [Double]) in (samples.last ?? 0) - (samples.dropFirst().first ?? 0) }
         lines += [
             "",
-            "Growth from the first sample after 10% of the calls to the last: \(f(growth, 2)) MiB.",
+            "Growth from the sample after 10% of the calls to the last (MiB): Leash over StubTransport "
+                + "\(f(growth(stubRSSSamples), 2)), Leash over URLSession \(f(growth(rssSamples), 2)), "
+                + "raw URLSession \(f(growth(rawRSSSamples), 2)).",
             "",
         ]
         return lines.joined(separator: "\n")

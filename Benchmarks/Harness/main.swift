@@ -1,5 +1,6 @@
 import Foundation
 import Leash
+import LeashLogging
 
 // The Leash benchmark suite. Run it with `bash Benchmarks/run` (release build).
 //
@@ -17,7 +18,7 @@ let quick = arguments.contains("--quick")
 let pipelineOnly = arguments.contains("--pipeline-only")
 let output =
     arguments.firstIndex(of: "--output").map { arguments[$0 + 1] } ?? "Benchmarks/results/latest.md"
-let rounds = quick ? 1 : 3
+let rounds = quick ? 1 : 5
 let callsPerTrial = quick ? 300 : 2000
 let pipelineCalls =
     arguments.firstIndex(of: "--pipeline-calls").flatMap { Int(arguments[$0 + 1]) } ?? (quick ? 20_000 : 200_000)
@@ -80,7 +81,21 @@ log("server pid \(server.processIdentifier) on \(base)")
 
 // MARK: 1. Network, interleaved
 
-let clients = try Clients.all(base: base)
+var clients = try Clients.all(base: base)
+if arguments.contains("--transport-check") {
+    clients = [clients[0], TransportOnlyClient(base: base), clients[1]]
+    for round in 1...3 {
+        for concurrency in [1, 16] {
+            for client in clients {
+                let trial = try await measure(client, .small, concurrency: concurrency, count: 3000)
+                print(
+                    "round \(round) ×\(concurrency) \(client.name): \(Int(trial.requestsPerSecond)) req/s, "
+                        + "\(Int(trial.cpuMicrosecondsPerRequest)) µs CPU")
+            }
+        }
+    }
+    exit(0)
+}
 let concurrencies = [1, 16, 64]
 var trials: [String: [Trial]] = [:]
 func key(_ client: String, _ scenario: Scenario, _ concurrency: Int) -> String {
@@ -106,7 +121,8 @@ var pipeline: [String: [Double]] = [:]
 for _ in 1...rounds {
     pipeline["baseline", default: []].append(try await PipelineBenchmark.baseline(calls: pipelineCalls))
     for count in [0, 5, 20] {
-        pipeline["\(count)", default: []].append(try await PipelineBenchmark.leash(interceptors: count, calls: pipelineCalls))
+        pipeline["\(count)", default: []].append(
+            try await PipelineBenchmark.leash(interceptors: count, calls: pipelineCalls))
         if count > 0 {
             pipeline["\(count)e", default: []].append(
                 try await PipelineBenchmark.leash(interceptors: count, executionOnly: true, calls: pipelineCalls))
@@ -115,23 +131,33 @@ for _ in 1...rounds {
     log("pipeline round: \(pipeline.mapValues { $0.last! })")
 }
 
-// MARK: 3. Memory
+// MARK: 3. Memory, Leash and raw URLSession for reference
 
-let memoryClient = clients[2]
-var rssSamples: [Double] = [currentRSSMiB()]
-for index in 1...memoryCalls {
-    try await memoryClient.call(.small)
-    if index % (memoryCalls / 10) == 0 {
-        rssSamples.append(currentRSSMiB())
-        log("memory: \(index) calls, RSS \(String(format: "%.1f", rssSamples.last!)) MiB")
+func memoryRun(_ client: any BenchClient) async throws -> [Double] {
+    var samples: [Double] = [currentRSSMiB()]
+    for index in 1...memoryCalls {
+        try await client.call(.small)
+        if index % (memoryCalls / 10) == 0 {
+            samples.append(currentRSSMiB())
+            log("memory \(client.name): \(index) calls, RSS \(String(format: "%.1f", samples.last!)) MiB")
+        }
     }
+    return samples
 }
+let stubManager = try Manager.Builder().url("https://bench.test/v1").transport(PipelineBenchmark.transport())
+    .authenticator(FixedToken()).add(interceptor: PassThrough()).add(interceptor: LoggerInterceptor(level: .none))
+    .build()
+let stubRSSSamples = try await memoryRun(LeashClient(name: "Leash over StubTransport", manager: stubManager))
+let rssSamples = try await memoryRun(clients[2])
+let rawRSSSamples = try await memoryRun(clients[0])
 
 // MARK: Report
 
 let report = Report(
     clients: clients.map(\.name), concurrencies: concurrencies, trials: trials, pipeline: pipeline,
-    pipelineCalls: pipelineCalls, rssSamples: rssSamples, memoryCalls: memoryCalls, rounds: rounds,
+    pipelineCalls: pipelineCalls, rssSamples: rssSamples, rawRSSSamples: rawRSSSamples,
+    stubRSSSamples: stubRSSSamples, memoryCalls: memoryCalls,
+    rounds: rounds,
     callsPerTrial: callsPerTrial)
 let markdown = report.markdown()
 try FileManager.default.createDirectory(

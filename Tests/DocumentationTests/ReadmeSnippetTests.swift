@@ -73,7 +73,8 @@ import Testing
                     .joined(separator: "\n")
                 source += "\n@MainActor func readmeSample\(index)() async throws {\n\(body)\n}\n"
             }
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).swift")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "readme-\(UUID().uuidString).swift")
             try source.write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }
 

@@ -67,7 +67,8 @@ struct Call<S: Serializer>: Sendable {
         for interceptor in client.manager.pipeline.serialization {
             try Task.checkCancellation()
             let chain = InterceptorChain<S.Value>(attempt: attempt, allowsRetry: false)
-            await interceptor.intercept(chain: chain, response: response, result: current.result, serializer: serializer)
+            await interceptor.intercept(
+                chain: chain, response: response, result: current.result, serializer: serializer)
             switch chain.seal() {
             case .proceed, .proceedWith, .retry:
                 continue
@@ -254,7 +255,8 @@ struct DataPipeline {
     }
 
     /// Delivers a `finish: false` result through the remaining phases without ending the call.
-    private func deliverInterim(_ response: Response<Data>, _ attempt: Attempt, completionFrom index: Int) async throws {
+    private func deliverInterim(_ response: Response<Data>, _ attempt: Attempt, completionFrom index: Int) async throws
+    {
         guard case .completed(let result) = try await runCompletion(response, attempt, from: index, interim: true)
         else { return }
         try await deliverInterim(result, attempt)

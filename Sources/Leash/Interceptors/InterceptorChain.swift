@@ -47,7 +47,6 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
         case retry
     }
 
-
     init(attempt: Attempt, allowsRetry: Bool, allowsRequestChange: Bool = false) {
         self.shared = attempt
         self.allowsRetry = allowsRetry

@@ -13,8 +13,9 @@ import Foundation
 ///   and returns the response head (the body is lost there);
 /// - cancelling the calling task throws `CancellationError`, not `URLError(.cancelled)`;
 /// - `request.timeoutInterval` bounds the whole attempt, and running out of it is
-///   ``LeashError/timedOut``. swift-corelibs-foundation ignores the request's timeout, and
-///   Apple's URLSession treats it as an idle timeout, so the transport keeps its own deadline.
+///   ``LeashError/timedOut``. swift-corelibs-foundation does not apply the request's timeout
+///   (a test here shows a 1-second one ignored), and Apple's URLSession treats it as an idle
+///   timeout, so the transport keeps its own deadline: a dispatch timer per request.
 ///
 /// On Linux URLSession cannot check server certificates against pins and `URLCache` does
 /// not store network responses.
