@@ -1,6 +1,11 @@
+import AsyncHTTPClient
 import Foundation
 import Leash
+import LeashAsyncHTTPClient
 import LeashLogging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -47,7 +52,7 @@ enum BenchEndpoint: Endpoint {
         }
     }
 
-    var method: HTTPMethod {
+    var method: Leash.HTTPMethod {
         if case .echo = self { return .post }
         return .get
     }
@@ -86,6 +91,36 @@ struct RawURLSessionClient: BenchClient {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try encoder.encode(Payload.sample)
             let (data, _) = try await session.data(for: request)
+            _ = try decoder.decode(Payload.self, from: data)
+        }
+    }
+}
+
+/// The AsyncHTTPClient baseline: `HTTPClient.execute` with a hand-built request and `JSONDecoder`.
+struct RawAsyncHTTPClientClient: BenchClient {
+    let name = "raw AsyncHTTPClient"
+    let base: String
+    let client: HTTPClient
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+
+    private func fetch(_ path: String, method: NIOHTTP1.HTTPMethod = .GET, body: Data? = nil) async throws -> Data {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        let response = try await client.execute(request, timeout: .seconds(60))
+        return Data(buffer: try await response.body.collect(upTo: 10_000_000))
+    }
+
+    func call(_ scenario: Scenario) async throws {
+        switch scenario {
+        case .small: _ = try decoder.decode(Small.self, from: try await fetch("/small"))
+        case .users: _ = try decoder.decode([BenchUser].self, from: try await fetch("/users"))
+        case .echo:
+            let data = try await fetch("/echo", method: .POST, body: try encoder.encode(Payload.sample))
             _ = try decoder.decode(Payload.self, from: data)
         }
     }
@@ -150,6 +185,16 @@ struct FixedToken: Authenticator {
 }
 
 enum Clients {
+    /// Leash over AsyncHTTPClient and raw AsyncHTTPClient, sharing one transport's client.
+    static func asyncHTTPClient(base: String, transport: AsyncHTTPClientTransport) throws -> [any BenchClient] {
+        [
+            RawAsyncHTTPClientClient(base: base, client: transport.client),
+            LeashClient(
+                name: "Leash (AsyncHTTPClient, no interceptors)",
+                manager: try Manager.Builder().url(base).transport(transport).build()),
+        ]
+    }
+
     static func all(base: String) throws -> [any BenchClient] {
         let plain = try Manager.Builder().url(base).build()
         let full = try Manager.Builder().url(base)

@@ -34,15 +34,20 @@ struct Report {
             "",
             "## Network",
             "",
+            "Ratios compare each client with the raw client of its transport (URLSession or AsyncHTTPClient).",
+            "",
             "| scenario | in flight | client | req/s | p50 ms | p99 ms | CPU µs/req | RSS MiB | req/s vs raw | CPU vs raw |",
             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for scenario in Scenario.allCases {
             for concurrency in concurrencies {
-                let raw = trials["\(clients[0])|\(scenario.rawValue)|\(concurrency)"] ?? []
-                let rawRate = median(raw.map(\.requestsPerSecond))
-                let rawCPU = median(raw.map(\.cpuMicrosecondsPerRequest))
+                // URLSession clients compare with raw URLSession, AsyncHTTPClient ones with raw AsyncHTTPClient.
+                let rawURLSession = trials["\(clients[0])|\(scenario.rawValue)|\(concurrency)"] ?? []
+                let rawAHC = trials["raw AsyncHTTPClient|\(scenario.rawValue)|\(concurrency)"] ?? []
                 for client in clients {
+                    let raw = client.contains("AsyncHTTPClient") ? rawAHC : rawURLSession
+                    let rawRate = median(raw.map(\.requestsPerSecond))
+                    let rawCPU = median(raw.map(\.cpuMicrosecondsPerRequest))
                     guard let runs = trials["\(client)|\(scenario.rawValue)|\(concurrency)"], !runs.isEmpty else {
                         continue
                     }

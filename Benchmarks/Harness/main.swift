@@ -1,5 +1,6 @@
 import Foundation
 import Leash
+import LeashAsyncHTTPClient
 import LeashLogging
 
 // The Leash benchmark suite. Run it with `bash Benchmarks/run` (release build).
@@ -81,9 +82,10 @@ log("server pid \(server.processIdentifier) on \(base)")
 
 // MARK: 1. Network, interleaved
 
-var clients = try Clients.all(base: base)
+let ahcTransport = try AsyncHTTPClientTransport(configuration: .init(maximumConnectionsPerHost: 64))
+var clients = try Clients.all(base: base) + Clients.asyncHTTPClient(base: base, transport: ahcTransport)
 if arguments.contains("--transport-check") {
-    clients = [clients[0], TransportOnlyClient(base: base), clients[1]]
+    clients = [clients[0], TransportOnlyClient(base: base), clients[1], clients[3], clients[4]]
     for round in 1...3 {
         for concurrency in [1, 16] {
             for client in clients {
@@ -159,6 +161,7 @@ let report = Report(
     stubRSSSamples: stubRSSSamples, memoryCalls: memoryCalls,
     rounds: rounds,
     callsPerTrial: callsPerTrial)
+try await ahcTransport.shutdown()
 let markdown = report.markdown()
 try FileManager.default.createDirectory(
     at: URL(fileURLWithPath: output).deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// A request as the test server received it.
 public struct TestRequest: Sendable {
@@ -113,8 +114,10 @@ public final class TestServer: Sendable {
     private let channel: any Channel
     private let connections: Connections
 
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    private let scheme: String
+
+    /// `http://127.0.0.1:<port>`, or `https://localhost:<port>` when serving TLS.
+    public var baseURL: String { scheme == "https" ? "https://localhost:\(port)" : "http://127.0.0.1:\(port)" }
 
     /// How many connections the server has accepted.
     public var connectionCount: Int { connections.accepted }
@@ -122,7 +125,8 @@ public final class TestServer: Sendable {
     /// How many requests the server has received.
     public var requestCount: Int { connections.requests }
 
-    private init(channel: any Channel, connections: Connections) {
+    private init(channel: any Channel, connections: Connections, scheme: String) {
+        self.scheme = scheme
         self.channel = channel
         self.connections = connections
         self.port = channel.localAddress?.port ?? 0
@@ -130,16 +134,30 @@ public final class TestServer: Sendable {
 
     /// Starts a server that answers every request with `handler`.
     ///
-    /// - Parameter handler: Answers one request; it may sleep to simulate a slow server.
+    /// - Parameters:
+    ///   - tls: A certificate and key to serve HTTPS with; plain HTTP when `nil`.
+    ///   - handler: Answers one request; it may sleep to simulate a slow server.
     /// - Returns: The running server.
-    public static func start(_ handler: @escaping TestHandler) async throws -> TestServer {
+    public static func start(tls: TestCertificate? = nil, _ handler: @escaping TestHandler) async throws -> TestServer {
         let connections = Connections()
+        let sslContext = try tls.map { certificate in
+            try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: [
+                        .certificate(try NIOSSLCertificate(bytes: Array(certificate.der), format: .der))
+                    ],
+                    privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(certificate.keyPEM), format: .pem))
+                ))
+        }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 connections.opened(channel)
                 return channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(
                         RequestHandler(handler: handler, connections: connections))
@@ -147,7 +165,7 @@ public final class TestServer: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
-        return TestServer(channel: channel, connections: connections)
+        return TestServer(channel: channel, connections: connections, scheme: tls == nil ? "http" : "https")
     }
 
     /// Stops listening and closes every open connection.
@@ -267,6 +285,46 @@ private final class RequestHandler: ChannelInboundHandler {
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             if !keepAlive { channel.close(promise: nil) }
+        }
+    }
+}
+
+/// A self-signed certificate for `localhost` and 127.0.0.1, made with `openssl` at test time.
+public struct TestCertificate: Sendable {
+    /// The certificate, DER-encoded: what a client pins.
+    public let der: Data
+    /// The private key, PEM-encoded.
+    public let keyPEM: Data
+
+    /// Makes a new key and self-signed certificate with the `openssl` command.
+    ///
+    /// - Throws: When `openssl` is missing or fails.
+    public static func make() throws -> TestCertificate {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leash-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("key.pem").path
+        let cert = directory.appendingPathComponent("cert.der").path
+        try run([
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", key, "-out", cert, "-outform", "DER", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ])
+        return TestCertificate(
+            der: try Data(contentsOf: URL(fileURLWithPath: cert)),
+            keyPEM: try Data(contentsOf: URL(fileURLWithPath: key)))
+    }
+
+    private static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "openssl failed: \(arguments)"])
         }
     }
 }

@@ -20,6 +20,7 @@ package struct Echo: Codable, Sendable {
 /// - `/slow/<ms>`: waits, then answers `{}`.
 /// - `/hang`: never answers.
 /// - `/basic`: 401 with `WWW-Authenticate: Basic`.
+/// - `/redirect`: 302 to `/echo?redirected=1`.
 package func withEchoServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
     let server = try await TestServer.start { request in
         let segments = request.path.split(separator: "/").map(String.init)
@@ -31,6 +32,8 @@ package func withEchoServer<T>(_ body: (TestServer) async throws -> T) async thr
             let milliseconds = Int(segments.last ?? "") ?? 1000
             try? await Task.sleep(for: .milliseconds(milliseconds))
             return .json("{}")
+        case "redirect":
+            return .status(302, headers: [("Location", "/echo?redirected=1")])
         case "hang":
             return TestResponse(action: .neverRespond)
         case "basic":

@@ -24,13 +24,34 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     private let delegate: SessionDelegate
 
-    /// Creates a transport with its own session.
+    /// Creates a transport with its own session, trusting the system's roots.
     ///
     /// - Parameter configuration: The session's configuration; `.default` unless given.
     public init(configuration: URLSessionConfiguration = .default) {
         let delegate = SessionDelegate()
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    /// Creates a transport with its own session and a trust policy.
+    ///
+    /// URLSession on Linux never delivers server-trust challenges, so a policy other than
+    /// ``TrustPolicy/system`` cannot be enforced there: this initializer throws rather than
+    /// connect unpinned. Use `AsyncHTTPClientTransport` from `LeashAsyncHTTPClient` for pinned
+    /// certificates on Linux. Pinning through URLSession on Apple platforms is not available yet
+    /// and throws too.
+    ///
+    /// - Parameters:
+    ///   - configuration: The session's configuration.
+    ///   - trustPolicy: Which servers to trust.
+    /// - Throws: ``LeashError/invalidConfiguration(_:)`` for a policy this platform cannot enforce.
+    public convenience init(configuration: URLSessionConfiguration = .default, trustPolicy: TrustPolicy) throws {
+        guard trustPolicy == .system else {
+            throw LeashError.invalidConfiguration(
+                "URLSessionTransport cannot enforce \(trustPolicy.name) on this platform; "
+                    + "use AsyncHTTPClientTransport from LeashAsyncHTTPClient, or TrustPolicy.system")
+        }
+        self.init(configuration: configuration)
     }
 
     deinit {
