@@ -19,7 +19,7 @@ let quick = arguments.contains("--quick")
 let pipelineOnly = arguments.contains("--pipeline-only")
 let output =
     arguments.firstIndex(of: "--output").map { arguments[$0 + 1] } ?? "Benchmarks/results/latest.md"
-let rounds = quick ? 1 : 5
+let rounds = quick ? 1 : 3
 let callsPerTrial = quick ? 300 : 2000
 let pipelineCalls =
     arguments.firstIndex(of: "--pipeline-calls").flatMap { Int(arguments[$0 + 1]) } ?? (quick ? 20_000 : 200_000)
