@@ -65,6 +65,8 @@ let server = Process()
 server.executableURL = serverURL
 let serverOutput = Pipe()
 server.standardOutput = serverOutput
+// The server exits when this pipe closes, which happens however this process ends.
+server.standardInput = Pipe()
 try server.run()
 defer { server.terminate() }
 var portLine = ""
@@ -84,6 +86,10 @@ log("server pid \(server.processIdentifier) on \(base)")
 
 let ahcTransport = try AsyncHTTPClientTransport(configuration: .init(maximumConnectionsPerHost: 64))
 var clients = try Clients.all(base: base) + Clients.asyncHTTPClient(base: base, transport: ahcTransport)
+if arguments.contains("--ahc-profile") {
+    _ = try await measure(clients[4], .small, concurrency: 16, count: 30000)
+    exit(0)
+}
 if arguments.contains("--transport-check") {
     clients = [clients[0], TransportOnlyClient(base: base), clients[1], clients[3], clients[4]]
     for round in 1...3 {

@@ -32,6 +32,13 @@ let server = try await TestServer.start { request in
         .status(404)
     }
 }
+// Exit when the harness goes away (its end of our standard input closes), so that no server
+// outlives a run that crashed or exited early.
+Thread.detachNewThread {
+    while !FileHandle.standardInput.availableData.isEmpty {}
+    exit(0)
+}
+
 // Written unbuffered, so the harness sees it at once.
 FileHandle.standardOutput.write(Data("PORT \(server.port)\n".utf8))
 while true {

@@ -180,8 +180,10 @@ public final class AsyncHTTPClientTransport: Transport {
             for (name, value) in response.headers {
                 headers[name] = headers[name].map { $0 + ", " + value } ?? value
             }
+            // Parse the final URL only after a redirect; otherwise it is the request's.
+            let finalURL = response.history.count > 1 ? (response.url ?? url) : url
             let head = HTTPURLResponse(
-                url: response.url ?? url,
+                url: finalURL,
                 statusCode: Int(response.status.code),
                 httpVersion: "HTTP/\(response.version.major).\(response.version.minor)",
                 headerFields: headers
