@@ -47,14 +47,8 @@ struct Hit: Decodable, Sendable, Equatable {
         let server = try await TestServer.start { versioned.handle($0) }
         let manager = try Manager.Builder().url(server.baseURL + "/api")
             .add(interceptor: CacheInterceptor(policy: policy, paths: paths)).build()
-        do {
-            let result = try await body(Client(manager: manager), versioned)
-            try await server.shutdown()
-            return result
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
+        return try await run(
+            { try await body(Client(manager: manager), versioned) }, thenAlways: { try await server.shutdown() })
     }
 
     private func deliveries(_ client: Client, _ path: String) async -> [(hit: Int?, cached: Bool)] {

@@ -50,14 +50,7 @@ struct TokenReply: Decodable, Sendable {
     private func withTokenServer<T>(_ body: (TestServer, TokenServer) async throws -> T) async throws -> T {
         let tokens = TokenServer()
         let server = try await TestServer.start { await tokens.handle($0) }
-        do {
-            let result = try await body(server, tokens)
-            try await server.shutdown()
-            return result
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
+        return try await run({ try await body(server, tokens) }, thenAlways: { try await server.shutdown() })
     }
 
     /// A client for the API, and the authenticator, refreshing through a plain client.

@@ -50,14 +50,22 @@ package func withEchoServer<T>(_ body: (TestServer) async throws -> T) async thr
             return .json(echo)
         }
     }
+    return try await run({ try await body(server) }, thenAlways: { try await server.shutdown() })
+}
+
+/// Runs `body`, then `cleanup` whether `body` returned or threw.
+package func run<T>(
+    _ body: () async throws -> T,
+    thenAlways cleanup: () async throws -> Void
+) async throws -> T {
+    let result: Result<T, any Error>
     do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
+        result = .success(try await body())
     } catch {
-        try await server.shutdown()
-        throw error
+        result = .failure(error)
     }
+    try await cleanup()
+    return try result.get()
 }
 
 /// Runs `body`, failing if it takes longer than `seconds`: a watchdog for calls that might hang.

@@ -19,13 +19,6 @@ package func withTransport<T>(
         return try await body(URLSessionTransport())
     case .asyncHTTPClient:
         let transport = try AsyncHTTPClientTransport(configuration: configuration)
-        do {
-            let result = try await body(transport)
-            try await transport.shutdown()
-            return result
-        } catch {
-            try await transport.shutdown()
-            throw error
-        }
+        return try await run({ try await body(transport) }, thenAlways: { try await transport.shutdown() })
     }
 }

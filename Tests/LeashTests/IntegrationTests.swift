@@ -20,21 +20,29 @@ import Testing
         return Client(manager: try builder.build())
     }
 
+    /// Runs `body` against the echo server through a transport of `kind`.
+    private func withEcho(
+        _ kind: TransportKind,
+        _ body: (TestServer, any Transport) async throws -> Void
+    ) async throws {
+        try await withTransport(kind) { transport in
+            try await withEchoServer { server in try await body(server, transport) }
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func queryStringOnTheWire(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let parameters: [String: Any] = ["q": "a b+c&d", "ids": [1, 2], "filter": ["name": "ada"], "on": true]
-                let echo = try await client(server, transport).execute(
-                    TestEndpoint("echo?sort=asc", parameters: parameters), as: Echo.self)
-                #expect(echo.path == "/echo")
-                #expect(
-                    echo.query == "sort=asc&filter%5Bname%5D=ada&ids%5B%5D=1&ids%5B%5D=2&on=true&q=a%20b%2Bc%26d")
-                let items = TestRequest(method: "GET", path: "", query: echo.query, headers: [:], body: Data())
-                    .queryItems
-                #expect(items.map(\.name) == ["sort", "filter[name]", "ids[]", "ids[]", "on", "q"])
-                #expect(items.last?.value == "a b+c&d")
-            }
+        try await withEcho(kind) { server, transport in
+            let parameters: [String: Any] = ["q": "a b+c&d", "ids": [1, 2], "filter": ["name": "ada"], "on": true]
+            let echo = try await client(server, transport).execute(
+                TestEndpoint("echo?sort=asc", parameters: parameters), as: Echo.self)
+            #expect(echo.path == "/echo")
+            #expect(
+                echo.query == "sort=asc&filter%5Bname%5D=ada&ids%5B%5D=1&ids%5B%5D=2&on=true&q=a%20b%2Bc%26d")
+            let items = TestRequest(method: "GET", path: "", query: echo.query, headers: [:], body: Data())
+                .queryItems
+            #expect(items.map(\.name) == ["sort", "filter[name]", "ids[]", "ids[]", "on", "q"])
+            #expect(items.last?.value == "a b+c&d")
         }
     }
 
@@ -64,78 +72,66 @@ import Testing
 
     @Test(arguments: TransportKind.allCases)
     func multipartOnTheWire(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                var form = MultipartFormData()
-                form.append("Ada", name: "name")
-                form.append(Data("file body".utf8), name: "doc", fileName: "a.txt", mimeType: "text/plain")
-                let echo = try await client(server, transport).execute(
-                    TestEndpoint("echo", .post, parameters: form), as: Echo.self)
-                #expect(echo.headers["content-type"] == form.contentType)
-                #expect(echo.body == String(decoding: try form.encode(), as: UTF8.self))
-                #expect(echo.headers["content-length"] == "\(try form.encode().count)")
-            }
+        try await withEcho(kind) { server, transport in
+            var form = MultipartFormData()
+            form.append("Ada", name: "name")
+            form.append(Data("file body".utf8), name: "doc", fileName: "a.txt", mimeType: "text/plain")
+            let echo = try await client(server, transport).execute(
+                TestEndpoint("echo", .post, parameters: form), as: Echo.self)
+            #expect(echo.headers["content-type"] == form.contentType)
+            #expect(echo.body == String(decoding: try form.encode(), as: UTF8.self))
+            #expect(echo.headers["content-length"] == "\(try form.encode().count)")
         }
     }
 
     @Test(arguments: TransportKind.allCases, ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PURGE"])
     func everyMethodReachesTheServer(kind: TransportKind, method: String) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let echo = try await client(server, transport).execute(
-                    TestEndpoint("echo", HTTPMethod(method)), as: Echo.self)
-                #expect(echo.method == method)
-            }
+        try await withEcho(kind) { server, transport in
+            let echo = try await client(server, transport).execute(
+                TestEndpoint("echo", HTTPMethod(method)), as: Echo.self)
+            #expect(echo.method == method)
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func redirectsAreFollowed(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let echo = try await client(server, transport).execute(TestEndpoint("redirect"), as: Echo.self)
-                #expect(echo.path == "/echo")
-                #expect(echo.query == "redirected=1")
-            }
+        try await withEcho(kind) { server, transport in
+            let echo = try await client(server, transport).execute(TestEndpoint("redirect"), as: Echo.self)
+            #expect(echo.path == "/echo")
+            #expect(echo.query == "redirected=1")
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func headHasNoBody(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let (data, http) = try await client(server, transport).data(TestEndpoint("echo", .head))
-                #expect(http.statusCode == 200)
-                #expect(data.isEmpty)
-                #expect(server.requestCount == 1)
-            }
+        try await withEcho(kind) { server, transport in
+            let (data, http) = try await client(server, transport).data(TestEndpoint("echo", .head))
+            #expect(http.statusCode == 200)
+            #expect(data.isEmpty)
+            #expect(server.requestCount == 1)
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func noContentDecodesAsEmpty(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let client = try client(server, transport)
-                _ = try await client.execute(TestEndpoint("status/204", .delete), as: Empty.self)
-                let response = await client.response(TestEndpoint("status/204"), as: User.self)
-                #expect(name(of: response.error) == "decoding")
-            }
+        try await withEcho(kind) { server, transport in
+            let client = try client(server, transport)
+            _ = try await client.execute(TestEndpoint("status/204", .delete), as: Empty.self)
+            let response = await client.response(TestEndpoint("status/204"), as: User.self)
+            #expect(name(of: response.error) == "decoding")
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func unacceptableStatusCarriesResponseAndBody(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let response = try await client(server, transport).response(TestEndpoint("status/503"), as: Echo.self)
-                guard case LeashError.unacceptableStatusCode(503, let http, let data)? = response.error else {
-                    Issue.record("expected 503, got \(String(describing: response.error))")
-                    return
-                }
-                #expect(http.statusCode == 503)
-                #expect(String(decoding: data, as: UTF8.self) == #"{"status":503}"#)
+        try await withEcho(kind) { server, transport in
+            let response = try await client(server, transport).response(TestEndpoint("status/503"), as: Echo.self)
+            guard case LeashError.unacceptableStatusCode(503, let http, let data)? = response.error else {
+                Issue.record("expected 503, got \(String(describing: response.error))")
+                return
             }
+            #expect(http.statusCode == 503)
+            #expect(String(decoding: data, as: UTF8.self) == #"{"status":503}"#)
         }
     }
 
@@ -143,90 +139,80 @@ import Testing
     /// seconds on Linux.
     @Test(arguments: TransportKind.allCases, [0.5, 1.0])
     func timeoutIsLeashTimedOut(kind: TransportKind, seconds: Double) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let client = try client(server, transport) { $0.timeout(seconds) }
-                let started = ContinuousClock.now
-                let response = try await withWatchdog(seconds: 10) {
-                    await client.response(TestEndpoint("slow/5000"), as: Empty.self)
-                }
-                #expect(name(of: response.error) == "timedOut")
-                #expect(ContinuousClock.now - started < .seconds(4))
+        try await withEcho(kind) { server, transport in
+            let client = try client(server, transport) { $0.timeout(seconds) }
+            let started = ContinuousClock.now
+            let response = try await withWatchdog(seconds: 10) {
+                await client.response(TestEndpoint("slow/5000"), as: Empty.self)
             }
+            #expect(name(of: response.error) == "timedOut")
+            #expect(ContinuousClock.now - started < .seconds(4))
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func cancellationIsCancellationError(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let client = try client(server, transport)
-                let task = Task { try await client.execute(TestEndpoint("hang"), as: Empty.self) }
-                try await Task.sleep(for: .milliseconds(200))
-                let cancelledAt = ContinuousClock.now
-                task.cancel()
-                let outcome = try await withWatchdog(seconds: 5) { await task.result }
-                #expect(throws: CancellationError.self) { try outcome.get() }
-                #expect(ContinuousClock.now - cancelledAt < .seconds(2))
-            }
+        try await withEcho(kind) { server, transport in
+            let client = try client(server, transport)
+            let task = Task { try await client.execute(TestEndpoint("hang"), as: Empty.self) }
+            try await Task.sleep(for: .milliseconds(200))
+            let cancelledAt = ContinuousClock.now
+            task.cancel()
+            let outcome = try await withWatchdog(seconds: 5) { await task.result }
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            #expect(ContinuousClock.now - cancelledAt < .seconds(2))
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func basicChallengeReturnsThe401InsteadOfHanging(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let client = try client(server, transport)
-                let response = try await withWatchdog(seconds: 10) {
-                    await client.response(TestEndpoint("basic"), as: Empty.self)
-                }
-                guard case LeashError.unacceptableStatusCode(401, let http, _)? = response.error else {
-                    Issue.record("expected 401, got \(String(describing: response.error))")
-                    return
-                }
-                #expect(http.value(forHTTPHeaderField: "WWW-Authenticate") == #"Basic realm="leash""#)
-                // The connection is still usable afterwards.
-                let echo = try await client.execute(TestEndpoint("echo"), as: Echo.self)
-                #expect(echo.method == "GET")
+        try await withEcho(kind) { server, transport in
+            let client = try client(server, transport)
+            let response = try await withWatchdog(seconds: 10) {
+                await client.response(TestEndpoint("basic"), as: Empty.self)
             }
+            guard case LeashError.unacceptableStatusCode(401, let http, _)? = response.error else {
+                Issue.record("expected 401, got \(String(describing: response.error))")
+                return
+            }
+            #expect(http.value(forHTTPHeaderField: "WWW-Authenticate") == #"Basic realm="leash""#)
+            // The connection is still usable afterwards.
+            let echo = try await client.execute(TestEndpoint("echo"), as: Echo.self)
+            #expect(echo.method == "GET")
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func threeHundredConcurrentCalls(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let client = try client(server, transport)
-                let queries = try await withWatchdog(seconds: 60) {
-                    try await withThrowingTaskGroup(of: String?.self) { group in
-                        for index in 0..<300 {
-                            group.addTask {
-                                try await client.execute(TestEndpoint("echo", parameters: ["i": index]), as: Echo.self)
-                                    .query
-                            }
+        try await withEcho(kind) { server, transport in
+            let client = try client(server, transport)
+            let queries = try await withWatchdog(seconds: 60) {
+                try await withThrowingTaskGroup(of: String?.self) { group in
+                    for index in 0..<300 {
+                        group.addTask {
+                            try await client.execute(TestEndpoint("echo", parameters: ["i": index]), as: Echo.self)
+                                .query
                         }
-                        var seen: [String?] = []
-                        for try await query in group { seen.append(query) }
-                        return seen
                     }
+                    var seen: [String?] = []
+                    for try await query in group { seen.append(query) }
+                    return seen
                 }
-                #expect(Set(queries) == Set((0..<300).map { "i=\($0)" }))
-                #expect(server.requestCount == 300)
             }
+            #expect(Set(queries) == Set((0..<300).map { "i=\($0)" }))
+            #expect(server.requestCount == 300)
         }
     }
 
     @Test(arguments: TransportKind.allCases)
     func connectionsAreKeptAlive(kind: TransportKind) async throws {
-        try await withTransport(kind) { transport in
-            try await withEchoServer { server in
-                let client = try client(server, transport)
-                for _ in 0..<20 {
-                    _ = try await client.execute(TestEndpoint("echo"), as: Echo.self)
-                }
-                #expect(server.requestCount == 20)
-                #expect(server.connectionCount == 1)
+        try await withEcho(kind) { server, transport in
+            let client = try client(server, transport)
+            for _ in 0..<20 {
+                _ = try await client.execute(TestEndpoint("echo"), as: Echo.self)
             }
+            #expect(server.requestCount == 20)
+            #expect(server.connectionCount == 1)
         }
     }
 

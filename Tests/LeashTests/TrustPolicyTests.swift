@@ -10,14 +10,7 @@ import Testing
     private func withTLSServer<T>(_ body: (TestServer, TestCertificate) async throws -> T) async throws -> T {
         let certificate = try TestCertificate.make()
         let server = try await TestServer.start(tls: certificate) { _ in .json(#"{"id":1,"name":"Ada"}"#) }
-        do {
-            let result = try await body(server, certificate)
-            try await server.shutdown()
-            return result
-        } catch {
-            try await server.shutdown()
-            throw error
-        }
+        return try await run({ try await body(server, certificate) }, thenAlways: { try await server.shutdown() })
     }
 
     private func call(_ server: TestServer, _ policy: TrustPolicy) async throws -> Response<User> {
