@@ -12,7 +12,9 @@ import LeashLogging
 // 3. Memory: 100,000 sequential calls through Leash, RSS sampled every 10,000.
 //
 // Options: --quick (fewer calls, for a smoke run), --output PATH (default
-// Benchmarks/results/latest.md).
+// Benchmarks/results/latest.md), --pipeline-only [--pipeline-calls N] (part 2 alone),
+// --transport-check (raw URLSession, URLSessionTransport alone and Leash side by side), and
+// --profile-client N (one client at 16 in flight, to run under perf).
 
 let arguments = CommandLine.arguments
 let quick = arguments.contains("--quick")
@@ -86,8 +88,12 @@ log("server pid \(server.processIdentifier) on \(base)")
 
 let ahcTransport = try AsyncHTTPClientTransport(configuration: .init(maximumConnectionsPerHost: 64))
 var clients = try Clients.all(base: base) + Clients.asyncHTTPClient(base: base, transport: ahcTransport)
-if arguments.contains("--ahc-profile") {
-    _ = try await measure(clients[4], .small, concurrency: 16, count: 30000)
+if let index = arguments.firstIndex(of: "--profile-client"), let which = Int(arguments[index + 1]) {
+    // 0 raw URLSession, 1 Leash over URLSession, 3 raw AsyncHTTPClient, 4 Leash over AsyncHTTPClient,
+    // 5 URLSessionTransport alone.
+    let client = which == 5 ? TransportOnlyClient(base: base) : clients[which]
+    let trial = try await measure(client, .small, concurrency: 16, count: 20000)
+    print("\(client.name): \(Int(trial.requestsPerSecond)) req/s, \(Int(trial.cpuMicrosecondsPerRequest)) µs CPU")
     exit(0)
 }
 if arguments.contains("--transport-check") {
