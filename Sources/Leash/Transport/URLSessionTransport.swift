@@ -175,24 +175,23 @@ private final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecke
         challenged.withLock { $0.removeValue(forKey: identifier) }
     }
 
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        #if canImport(Darwin)
-            // Apple's URLSession returns the 401 itself when no credential is offered.
-            completionHandler(.performDefaultHandling, nil)
-        #else
-            // swift-corelibs-foundation waits forever for a credential. Declining ends the task
-            // with URLError(.cancelled); remember the response so send() returns it instead.
+    #if !canImport(Darwin)
+        // Apple's URLSession returns the 401 itself when no credential is offered, so the
+        // delegate answers challenges on Linux only. swift-corelibs-foundation waits forever for
+        // a credential: declining ends the task with URLError(.cancelled), and the response is
+        // remembered so send() returns it instead.
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
             if let response = challenge.failureResponse as? HTTPURLResponse {
                 challenged.withLock { $0[task.taskIdentifier] = response }
                 completionHandler(.rejectProtectionSpace, nil)
             } else {
                 completionHandler(.performDefaultHandling, nil)
             }
-        #endif
-    }
+        }
+    #endif
 }
