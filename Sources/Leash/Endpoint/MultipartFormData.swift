@@ -63,7 +63,7 @@ public struct MultipartFormData: Sendable {
         var body = Data()
         for part in parts {
             if part.data.range(of: delimiter) != nil {
-                throw LeashError.encoding(MultipartError("The content of part '\(part.name)' holds the boundary."))
+                throw LeashError.encoding(EncodingProblem("The content of part '\(part.name)' holds the boundary."))
             }
             var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(try quoted(part.name))\""
             if let fileName = part.fileName {
@@ -85,17 +85,9 @@ public struct MultipartFormData: Sendable {
     /// Escapes quotes the way browsers do and refuses line breaks, which would end the header.
     private func quoted(_ text: String) throws -> String {
         guard !text.contains(where: \.isNewline) else {
-            throw LeashError.encoding(MultipartError("'\(text)' holds a line break, which a part header cannot carry."))
+            throw LeashError.encoding(
+                EncodingProblem("'\(text)' holds a line break, which a part header cannot carry."))
         }
         return text.replacingOccurrences(of: "\"", with: "%22")
-    }
-}
-
-/// Why a multipart form could not be encoded.
-struct MultipartError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

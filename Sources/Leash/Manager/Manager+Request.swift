@@ -139,7 +139,7 @@ struct EncodedParameters {
             try Self.requireBody(inQuery, method, "\(type(of: parameters))")
             try setJSONObject(parameters)
         } else {
-            throw ParameterError(
+            throw EncodingProblem(
                 "parameters of type \(type(of: parameters)) cannot be encoded: use QueryEncodable, Encodable, "
                     + "[String: Any], Data or MultipartFormData"
             )
@@ -149,7 +149,7 @@ struct EncodedParameters {
     private mutating func setJSONObject(_ object: Any) throws {
         // JSONSerialization raises (crashes) on some platforms for objects it cannot write.
         guard JSONSerialization.isValidJSONObject(object) else {
-            throw ParameterError(
+            throw EncodingProblem(
                 "the parameters are not a valid JSON object (only strings, numbers, booleans, arrays, dictionaries "
                     + "and NSNull, with finite numbers)"
             )
@@ -160,7 +160,7 @@ struct EncodedParameters {
 
     private static func requireBody(_ inQuery: Bool, _ method: HTTPMethod, _ type: String) throws {
         if inQuery {
-            throw ParameterError(
+            throw EncodingProblem(
                 "a \(method.rawValue) request has no body, so \(type) parameters cannot be sent; use QueryEncodable "
                     + "or a [String: CustomStringConvertible] dictionary for the query"
             )
@@ -168,8 +168,8 @@ struct EncodedParameters {
     }
 }
 
-/// Parameters that cannot be encoded for the endpoint's method.
-struct ParameterError: Error, CustomStringConvertible {
+/// Why parameters or a multipart form could not be encoded, in words.
+struct EncodingProblem: Error, CustomStringConvertible {
     let description: String
 
     init(_ description: String) {
