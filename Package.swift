@@ -71,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LeashTests",
-            dependencies: ["Leash", "LeashTestServer", "LeashTestSupport"]
+            dependencies: ["Leash", "LeashInterceptors", "LeashLogging", "LeashTestServer", "LeashTestSupport"]
         ),
         .testTarget(
             name: "LeashInterceptorsTests",
@@ -79,11 +79,11 @@ let package = Package(
         ),
         .testTarget(
             name: "DocumentationTests",
-            dependencies: ["Leash", "LeashInterceptors", "LeashLogging"]
+            dependencies: ["Leash", "LeashInterceptors", "LeashLogging", "LeashTestSupport"]
         ),
         .testTarget(
             name: "LeashLoggingTests",
-            dependencies: ["LeashLogging", "LeashInterceptors", "LeashTestSupport"]
+            dependencies: ["LeashLogging", "LeashInterceptors", "LeashTestServer", "LeashTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

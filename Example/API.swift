@@ -53,17 +53,19 @@ enum UsersEndpoint: Endpoint {
     case list(page: Int)
     case read(id: Int)
     case create(name: String)
+    case export
 
     var path: String {
         switch self {
         case .list, .create: "users"
         case .read(let id): "users/\(id)"
+        case .export: "users/export"
         }
     }
 
     var method: HTTPMethod {
         switch self {
-        case .list, .read: .get
+        case .list, .read, .export: .get
         case .create: .post
         }
     }
@@ -71,7 +73,7 @@ enum UsersEndpoint: Endpoint {
     var parameters: Any? {
         switch self {
         case .list(let page): ["page": page]
-        case .read: nil
+        case .read, .export: nil
         case .create(let name): ["name": name]
         }
     }

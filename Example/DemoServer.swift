@@ -8,6 +8,7 @@ import LeashTestServer
 /// - `GET /api/users?page=N`, `GET /api/users/{id}`, `POST /api/users` `{"name"}`
 /// - `GET /api/status/flaky`: 503 with `Retry-After: 1` every other call
 /// - `GET /api/status/slow`: answers after two seconds
+/// - `GET /api/users/export`: every user as CSV, one line at a time, chunked
 ///
 /// Access tokens expire `tokenLifetime` after they are issued; everything but `auth/*` needs one.
 enum DemoServer {
@@ -104,6 +105,16 @@ enum DemoServer {
         case ("GET", ["users"]):
             let page = request.queryItems.first { $0.name == "page" }.flatMap { Int($0.value) } ?? 1
             return .json(store.page(page, size: 10))
+        case ("GET", ["users", "export"]):
+            let lines = ["id,name"] + (1...45).compactMap { store.user($0) }.map { "\($0.id),\($0.name)" }
+            return TestResponse(
+                status: 200, headers: [("Content-Type", "text/csv")],
+                action: .stream { writer in
+                    for line in lines {
+                        try await writer.write(Data((line + "\n").utf8))
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                })
         case ("GET", let path) where path.count == 2 && path[0] == "users":
             guard let id = Int(path[1]), let user = store.user(id) else { return error("no such user", status: 404) }
             return .json(user)

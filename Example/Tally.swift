@@ -11,4 +11,8 @@ final class Tally: @unchecked Sendable {
     func add() {
         lock.withLock { value += 1 }
     }
+
+    func set(_ newValue: Int) {
+        lock.withLock { value = newValue }
+    }
 }

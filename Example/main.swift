@@ -164,6 +164,24 @@ await step("A slow call, cancelled after 300 ms") {
     }
 }
 
+await step("The user export, streamed line by line, then downloaded to a file") {
+    var streamed = 0
+    for try await line in client.stream(UsersEndpoint.export).lines where !line.hasPrefix("id,") {
+        streamed += 1
+    }
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("leash-export-\(UUID()).csv")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let lastProgress = Tally()
+    try await client.download(UsersEndpoint.export, to: file) { progress in
+        lastProgress.set(Int(progress.completedBytes))
+    }
+    let downloaded = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").count - 1
+    guard streamed == downloaded, streamed > 0 else {
+        throw Unexpected(description: "streamed \(streamed) users but downloaded \(downloaded)")
+    }
+    return "\(streamed) users streamed as they came; \(lastProgress.count) bytes downloaded, with progress"
+}
+
 await step("The completion-handler style of the original Leash") {
     let name = try await withCheckedThrowingContinuation { continuation in
         client.execute(UsersEndpoint.read(id: 3)) { (response: Response<User>) in

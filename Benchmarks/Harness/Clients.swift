@@ -42,13 +42,14 @@ struct Payload: Codable, Sendable {
 }
 
 enum BenchEndpoint: Endpoint {
-    case small, users, echo(Payload)
+    case small, users, echo(Payload), bytes(Int64)
 
     var path: String {
         switch self {
         case .small: "small"
         case .users: "users"
         case .echo: "echo"
+        case .bytes(let count): "bytes/\(count)"
         }
     }
 

@@ -10,11 +10,13 @@ import LeashLogging
 // 2. Pipeline: Leash over StubTransport with 0, 5 and 20 pass-through interceptors against a
 //    hand-written baseline, in process.
 // 3. Memory: 100,000 sequential calls through Leash, RSS sampled every 10,000.
+// 4. Download memory: a 1 GiB download to a file through each transport, RSS sampled every 10 ms.
 //
 // Options: --quick (fewer calls, for a smoke run), --output PATH (default
 // Benchmarks/results/latest.md), --pipeline-only [--pipeline-calls N] (part 2 alone),
-// --transport-check (raw URLSession, URLSessionTransport alone and Leash side by side), and
-// --profile-client N (one client at 16 in flight, to run under perf).
+// --transport-check (raw URLSession, URLSessionTransport alone and Leash side by side),
+// --profile-client N (one client at 16 in flight, to run under perf), and --download-memory
+// (part 4 alone).
 
 let arguments = CommandLine.arguments
 let quick = arguments.contains("--quick")
@@ -83,6 +85,30 @@ guard let port = Int(portLine.dropFirst("PORT ".count).trimmingCharacters(in: .w
 }
 let base = "http://127.0.0.1:\(port)"
 log("server pid \(server.processIdentifier) on \(base)")
+
+// MARK: 4. Download memory (first when asked for alone)
+
+func downloadMemory() async throws -> [DownloadMemory] {
+    let transport = try AsyncHTTPClientTransport()
+    // AsyncHTTPClient first: memory URLSession leaves behind would hide growth in a later run.
+    let runs = [
+        try await DownloadMemory.measure(transport: "AsyncHTTPClientTransport", transport, base: base, bytes: 1 << 30),
+        try await DownloadMemory.measure(
+            transport: "URLSessionTransport", URLSessionTransport(), base: base, bytes: 1 << 30),
+        try await DownloadMemory.measureRawURLSession(base: base, bytes: 1 << 30),
+    ]
+    try await transport.shutdown()
+    for run in runs {
+        log(
+            "download \(run.transport): RSS \(run.baselineMiB) → \(run.peakMiB) MiB, \(Int(run.megabytesPerSecond)) MiB/s"
+        )
+    }
+    return runs
+}
+if arguments.contains("--download-memory") {
+    print(DownloadMemory.markdown(try await downloadMemory()))
+    exit(0)
+}
 
 // MARK: 1. Network, interleaved
 
@@ -164,6 +190,7 @@ let stubManager = try Manager.Builder().url("https://bench.test/v1").transport(P
 let stubRSSSamples = try await memoryRun(LeashClient(name: "Leash over StubTransport", manager: stubManager))
 let rssSamples = try await memoryRun(clients[2])
 let rawRSSSamples = try await memoryRun(clients[0])
+let downloads = try await downloadMemory()
 
 // MARK: Report
 
@@ -174,7 +201,7 @@ let report = Report(
     rounds: rounds,
     callsPerTrial: callsPerTrial)
 try await ahcTransport.shutdown()
-let markdown = report.markdown()
+let markdown = report.markdown() + "\n" + DownloadMemory.markdown(downloads)
 try FileManager.default.createDirectory(
     at: URL(fileURLWithPath: output).deletingLastPathComponent(), withIntermediateDirectories: true)
 try markdown.write(toFile: output, atomically: true, encoding: .utf8)

@@ -7,6 +7,7 @@ import LeashTestServer
 // - GET /small: about 100 bytes of JSON
 // - GET /users: 100 users as JSON
 // - POST /echo: the request body back
+// - GET /bytes/<n>: n bytes in 256 KiB chunks, each flushed before the next is written
 
 struct BenchUser: Codable {
     var id: Int
@@ -20,8 +21,22 @@ let small = Data(
 let users = try JSONEncoder().encode(
     (1...100).map { BenchUser(id: $0, name: "User \($0)", email: "user\($0)@example.com", active: $0 % 2 == 0) })
 
+let chunk = Data(repeating: 0x2A, count: 256 * 1024)
+
 let server = try await TestServer.start { request in
-    switch (request.method, request.path) {
+    if request.method == "GET", request.path.hasPrefix("/bytes/"), let total = Int(request.path.dropFirst(7)) {
+        return TestResponse(
+            status: 200, headers: [("Content-Length", "\(total)")],
+            action: .stream { writer in
+                var remaining = total
+                while remaining > 0 {
+                    let size = min(remaining, chunk.count)
+                    try await writer.write(size == chunk.count ? chunk : chunk.prefix(size))
+                    remaining -= size
+                }
+            })
+    }
+    return switch (request.method, request.path) {
     case ("GET", "/small"):
         TestResponse(status: 200, headers: [("Content-Type", "application/json")], body: small)
     case ("GET", "/users"):

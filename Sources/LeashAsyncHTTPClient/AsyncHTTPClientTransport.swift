@@ -44,6 +44,8 @@ public final class AsyncHTTPClientTransport: Transport {
         public var maximumRedirects: Int
         /// Which servers to trust over TLS.
         public var trustPolicy: TrustPolicy
+        /// Whether to follow redirects from HTTPS to plain HTTP.
+        public var allowsInsecureRedirects: Bool
 
         /// Creates a configuration.
         ///
@@ -54,13 +56,15 @@ public final class AsyncHTTPClientTransport: Transport {
         ///   - maximumBodySize: The largest body accepted; 100 MiB by default.
         ///   - maximumRedirects: How many redirects to follow; 5 by default.
         ///   - trustPolicy: Which servers to trust; the system's roots by default.
+        ///   - allowsInsecureRedirects: Follow redirects from HTTPS to plain HTTP; `false` by default.
         public init(
             maximumConnectionsPerHost: Int = 8,
             connectTimeout: Duration = .seconds(10),
             prefersHTTP2: Bool = true,
             maximumBodySize: Int = 100 * 1024 * 1024,
             maximumRedirects: Int = 5,
-            trustPolicy: TrustPolicy = .system
+            trustPolicy: TrustPolicy = .system,
+            allowsInsecureRedirects: Bool = false
         ) {
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.connectTimeout = connectTimeout
@@ -68,6 +72,7 @@ public final class AsyncHTTPClientTransport: Transport {
             self.maximumBodySize = maximumBodySize
             self.maximumRedirects = maximumRedirects
             self.trustPolicy = trustPolicy
+            self.allowsInsecureRedirects = allowsInsecureRedirects
         }
     }
 
@@ -77,6 +82,10 @@ public final class AsyncHTTPClientTransport: Transport {
     public let maximumBodySize: Int
     /// The trust policy, when this transport made its own client.
     public let trustPolicy: TrustPolicy?
+    /// How many redirects the transport follows.
+    public let maximumRedirects: Int
+    /// Whether the transport follows redirects from HTTPS to plain HTTP.
+    public let allowsInsecureRedirects: Bool
     private let ownsClient: Bool
     private let isShutDown = Locked(false)
 
@@ -105,10 +114,10 @@ public final class AsyncHTTPClientTransport: Transport {
                 "AsyncHTTPClientTransport cannot enforce pinned public keys: AsyncHTTPClient offers no hook to check "
                     + "the key during the handshake. Pin the certificates (TrustPolicy.pinnedCertificates) instead")
         }
+        // The transport follows redirects itself, to apply RedirectRule as URLSessionTransport does.
         var http = HTTPClient.Configuration(
             tlsConfiguration: tls,
-            redirectConfiguration: configuration.maximumRedirects > 0
-                ? .follow(max: configuration.maximumRedirects, allowCycles: false) : .disallow,
+            redirectConfiguration: .disallow,
             timeout: .init(connect: .nanoseconds(Self.nanoseconds(configuration.connectTimeout))),
             connectionPool: .init(
                 idleTimeout: .seconds(60),
@@ -121,18 +130,33 @@ public final class AsyncHTTPClientTransport: Transport {
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
         self.maximumBodySize = configuration.maximumBodySize
         self.trustPolicy = configuration.trustPolicy
+        self.maximumRedirects = max(configuration.maximumRedirects, 0)
+        self.allowsInsecureRedirects = configuration.allowsInsecureRedirects
         self.ownsClient = true
     }
 
     /// Creates a transport over an `HTTPClient` you own and shut down yourself.
     ///
+    /// Configure the client with `redirectConfiguration: .disallow`: the transport follows
+    /// redirects itself (up to `maximumRedirects`), so that they obey the same rules as with
+    /// ``Leash/URLSessionTransport``.
+    ///
     /// - Parameters:
     ///   - client: The client.
     ///   - maximumBodySize: The largest body accepted; 100 MiB by default.
-    public init(client: HTTPClient, maximumBodySize: Int = 100 * 1024 * 1024) {
+    ///   - maximumRedirects: How many redirects to follow; 5 by default.
+    ///   - allowsInsecureRedirects: Follow redirects from HTTPS to plain HTTP; `false` by default.
+    public init(
+        client: HTTPClient,
+        maximumBodySize: Int = 100 * 1024 * 1024,
+        maximumRedirects: Int = 5,
+        allowsInsecureRedirects: Bool = false
+    ) {
         self.client = client
         self.maximumBodySize = maximumBodySize
         self.trustPolicy = nil
+        self.maximumRedirects = max(maximumRedirects, 0)
+        self.allowsInsecureRedirects = allowsInsecureRedirects
         self.ownsClient = false
     }
 
@@ -162,6 +186,59 @@ public final class AsyncHTTPClientTransport: Transport {
     /// - Returns: The body and the response head.
     /// - Throws: `CancellationError`, `LeashError.timedOut`, or `LeashError.transport`.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (outgoing, url) = try Self.outgoing(request)
+        do {
+            let (response, finalURL) = try await execute(outgoing, url: url, timeout: Self.timeout(of: request))
+            let body = try await response.body.collect(upTo: maximumBodySize)
+            return (Data(buffer: body), Self.head(of: response, url: finalURL))
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// Sends `request`, uploading `body` from memory or read from its file as AsyncHTTPClient
+    /// asks for more, and returns once the head arrives; the body is read from the connection
+    /// only as fast as the caller reads it.
+    ///
+    /// `request.timeoutInterval` bounds the wait for the head. The body has no size limit.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its own body is replaced by `body` when given.
+    ///   - body: What to upload, or `nil`.
+    ///   - sent: Told how much of `body` has been handed to the connection.
+    /// - Returns: The response head and its body.
+    /// - Throws: `CancellationError`, `LeashError.timedOut`, or `LeashError.transport`.
+    public func open(
+        _ request: URLRequest,
+        body: UploadBody?,
+        sent: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (HTTPURLResponse, ResponseBody) {
+        var (outgoing, url) = try Self.outgoing(request)
+        if let body {
+            let length = try body.length()
+            // AsyncHTTPClient writes Content-Length from the body's known length.
+            outgoing.headers.remove(name: "Content-Length")
+            outgoing.body = .stream(UploadChunks(body: body, length: length, sent: sent), length: .known(length))
+        }
+        do {
+            let (response, finalURL) = try await execute(outgoing, url: url, timeout: Self.timeout(of: request))
+            let reader = BodyReader(response.body.makeAsyncIterator())
+            let body = ResponseBody(
+                next: {
+                    do {
+                        return try await reader.next()
+                    } catch {
+                        throw self.translate(error)
+                    }
+                },
+                cancel: { reader.cancel() })
+            return (Self.head(of: response, url: finalURL), body)
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    private static func outgoing(_ request: URLRequest) throws -> (HTTPClientRequest, URL) {
         guard let url = request.url else { throw LeashError.invalidURL("") }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.httpMethod ?? "GET")
@@ -171,30 +248,73 @@ public final class AsyncHTTPClientTransport: Transport {
         if let body = request.httpBody {
             outgoing.body = .bytes(ByteBuffer(data: body))
         }
+        return (outgoing, url)
+    }
+
+    private static func timeout(of request: URLRequest) -> TimeAmount {
         let seconds = request.timeoutInterval.isFinite ? max(request.timeoutInterval, 0.001) : 1e9
-        do {
-            let response = try await client.execute(
-                outgoing, timeout: .nanoseconds(Int64(min(seconds, 1e9) * 1e9)))
-            let body = try await response.body.collect(upTo: maximumBodySize)
-            var headers: [String: String] = [:]
-            for (name, value) in response.headers {
-                headers[name] = headers[name].map { $0 + ", " + value } ?? value
+        return .nanoseconds(Int64(min(seconds, 1e9) * 1e9))
+    }
+
+    /// Sends `request`, following redirects as the redirect rule says, within one deadline.
+    /// Returns the final response and its URL.
+    private func execute(_ request: HTTPClientRequest, url: URL, timeout: TimeAmount) async throws -> (
+        HTTPClientResponse, URL
+    ) {
+        let deadline = NIODeadline.now() + timeout
+        var request = request
+        var url = url
+        // Built on the first redirect only: most calls have none.
+        var visited: Set<URL> = []
+        while true {
+            let response = try await client.execute(request, deadline: deadline)
+            guard Self.redirectStatuses.contains(response.status.code),
+                let location = response.headers.first(name: "Location"),
+                let target = URL(string: location, relativeTo: url)?.absoluteURL,
+                target.scheme == "http" || target.scheme == "https"
+            else { return (response, url) }
+            guard maximumRedirects > 0 else { return (response, url) }
+            if visited.isEmpty { visited.insert(url) }
+            guard visited.count <= maximumRedirects else { throw HTTPClientError.redirectLimitReached }
+            guard visited.insert(target).inserted else { throw HTTPClientError.redirectCycleDetected }
+            let keepsCredentials = try RedirectRule.keepsCredentials(
+                from: url, to: target, allowsDowngrade: allowsInsecureRedirects)
+            // Read what is left of the redirect's body, so the connection can be reused.
+            _ = try? await response.body.collect(upTo: 1 << 20)
+            if !keepsCredentials {
+                for name in RedirectRule.credentialHeaders { request.headers.remove(name: name) }
             }
-            // Parse the final URL only after a redirect; otherwise it is the request's.
-            let finalURL = response.history.count > 1 ? (response.url ?? url) : url
-            let head = HTTPURLResponse(
-                url: finalURL,
-                statusCode: Int(response.status.code),
-                httpVersion: "HTTP/\(response.version.major).\(response.version.minor)",
-                headerFields: headers
-            )!
-            return (Data(buffer: body), head)
-        } catch {
-            throw translate(error)
+            // 303, and 301/302 after a POST, become a GET without a body, as browsers do.
+            let code = response.status.code
+            if (code == 303 && request.method != .HEAD) || ((code == 301 || code == 302) && request.method == .POST) {
+                request.method = .GET
+                request.body = nil
+                request.headers.remove(name: "Content-Length")
+                request.headers.remove(name: "Content-Type")
+            }
+            request.url = target.absoluteString
+            url = target
         }
     }
 
+    private static let redirectStatuses: Set<UInt> = [301, 302, 303, 307, 308]
+
+    private static func head(of response: HTTPClientResponse, url finalURL: URL) -> HTTPURLResponse {
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers {
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
+        }
+        return HTTPURLResponse(
+            url: finalURL,
+            statusCode: Int(response.status.code),
+            httpVersion: "HTTP/\(response.version.major).\(response.version.minor)",
+            headerFields: headers
+        )!
+    }
+
     private func translate(_ error: any Error) -> any Error {
+        if error is LeashError { return error }
+        if error is RedirectRefused || error is TransferFailure { return LeashError.transport(error) }
         if Task.isCancelled || error is CancellationError { return CancellationError() }
         if let error = error as? HTTPClientError {
             switch error {
@@ -217,6 +337,77 @@ public final class AsyncHTTPClientTransport: Transport {
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+}
+
+/// A response body being read from AsyncHTTPClient. Dropping the iterator ends the request.
+private final class BodyReader: @unchecked Sendable {
+    // Safe: the pipeline reads a body from one task at a time and cancels it from that same
+    // task once it stops reading; `iterator` is never touched concurrently.
+    private var iterator: HTTPClientResponse.Body.AsyncIterator?
+
+    init(_ iterator: HTTPClientResponse.Body.AsyncIterator) {
+        self.iterator = iterator
+    }
+
+    func next() async throws -> Data? {
+        guard var current = iterator else { return nil }
+        // Taken out while reading, so a cancel() cannot race with this read.
+        iterator = nil
+        guard let buffer = try await current.next() else { return nil }
+        iterator = current
+        return Data(buffer: buffer)
+    }
+
+    func cancel() {
+        iterator = nil
+    }
+}
+
+/// An upload body read 64 KiB at a time, as AsyncHTTPClient asks for it.
+private struct UploadChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let body: UploadBody
+    let length: Int64
+    let sent: @Sendable (TransferProgress) -> Void
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(chunks: self)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let chunks: UploadChunks
+        var offset: Int64 = 0
+        var file: FileHandle?
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard offset < chunks.length else {
+                try? file?.close()
+                file = nil
+                return nil
+            }
+            let size = Int(Swift.min(Int64(64 * 1024), chunks.length - offset))
+            let piece: Data
+            switch chunks.body {
+            case .data(let data):
+                let start = data.startIndex + Int(offset)
+                piece = data[start..<start + size]
+            case .file(let url):
+                if file == nil {
+                    do {
+                        file = try FileHandle(forReadingFrom: url)
+                    } catch {
+                        throw TransferFailure("cannot read the upload file \(url.path): \(error)")
+                    }
+                }
+                piece = try file?.read(upToCount: size) ?? Data()
+                guard !piece.isEmpty else { throw TransferFailure("the upload file \(url.path) got shorter") }
+            }
+            offset += Int64(piece.count)
+            chunks.sent(TransferProgress(completedBytes: offset, expectedBytes: chunks.length))
+            return ByteBuffer(data: piece)
+        }
     }
 }
 

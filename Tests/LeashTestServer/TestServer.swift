@@ -53,6 +53,10 @@ public struct TestResponse: Sendable {
         case neverRespond
         /// Closes the connection without answering.
         case close
+        /// Sends the head, then the body as `produce` writes it, each chunk flushed before
+        /// `write` returns. Without a `Content-Length` header the body is chunked. When
+        /// `produce` throws, the connection closes mid-body.
+        case stream(@Sendable (TestBodyWriter) async throws -> Void)
     }
 
     /// The status code.
@@ -99,6 +103,19 @@ public struct TestResponse: Sendable {
     }
 }
 
+/// Writes a streamed response body: see ``TestResponse/Action/stream(_:)``.
+public struct TestBodyWriter: Sendable {
+    fileprivate let channel: any Channel
+
+    /// Sends `data` and waits until it has been flushed to the connection.
+    ///
+    /// - Throws: When the connection has closed.
+    public func write(_ data: Data) async throws {
+        let part = HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: data)))
+        try await channel.writeAndFlush(part).get()
+    }
+}
+
 /// Answers one request.
 public typealias TestHandler = @Sendable (TestRequest) async -> TestResponse
 
@@ -121,6 +138,9 @@ public final class TestServer: Sendable {
 
     /// How many connections the server has accepted.
     public var connectionCount: Int { connections.accepted }
+
+    /// How many connections are open now.
+    public var openConnectionCount: Int { connections.open.count }
 
     /// How many requests the server has received.
     public var requestCount: Int { connections.requests }
@@ -263,10 +283,18 @@ private final class RequestHandler: ChannelInboundHandler {
         case .close:
             context.close(promise: nil)
             return
-        case .respond:
+        case .respond, .stream:
             break
         }
         var headers = HTTPHeaders(response.headers)
+        if case .stream(let produce) = response.action {
+            stream(
+                produce,
+                head: HTTPResponseHead(
+                    version: request.version, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
+                context: context)
+            return
+        }
         let bodyless = response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         if !bodyless, !headers.contains(name: "Content-Length") {
             headers.add(name: "Content-Length", value: "\(response.body.count)")
@@ -285,6 +313,23 @@ private final class RequestHandler: ChannelInboundHandler {
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             if !keepAlive { channel.close(promise: nil) }
+        }
+    }
+
+    private func stream(
+        _ produce: @escaping @Sendable (TestBodyWriter) async throws -> Void,
+        head: HTTPResponseHead,
+        context: ChannelHandlerContext
+    ) {
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+        Task {
+            do {
+                try await produce(TestBodyWriter(channel: channel))
+                try await channel.writeAndFlush(HTTPServerResponsePart.end(nil)).get()
+            } catch {
+                try? await channel.close()
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ package struct Echo: Codable, Sendable {
 /// - `/hang`: never answers.
 /// - `/basic`: 401 with `WWW-Authenticate: Basic`.
 /// - `/redirect`: 302 to `/echo?redirected=1`.
+/// - `/away[/<code>]?to=<url>`: a redirect (302 unless given) to `url`.
 package func withEchoServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
     let server = try await TestServer.start { request in
         let segments = request.path.split(separator: "/").map(String.init)
@@ -34,6 +35,9 @@ package func withEchoServer<T>(_ body: (TestServer) async throws -> T) async thr
             return .json("{}")
         case "redirect":
             return .status(302, headers: [("Location", "/echo?redirected=1")])
+        case "away":
+            let target = request.queryItems.first { $0.name == "to" }?.value ?? "/echo"
+            return .status(Int(segments.last ?? "") ?? 302, headers: [("Location", target)])
         case "hang":
             return TestResponse(action: .neverRespond)
         case "basic":
@@ -69,6 +73,15 @@ package func run<T>(
 }
 
 /// Runs `body`, failing if it takes longer than `seconds`: a watchdog for calls that might hang.
+/// Runs blocking `work` (a child process, hashing a large file) on a Dispatch thread, so the
+/// Swift concurrency pool, two threads on a two-core machine, stays free for the tests that
+/// run beside it: their timers and deliveries would otherwise wait seconds for a thread.
+package func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
+
 package func withWatchdog<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws
     -> T
 {

@@ -56,9 +56,16 @@ public struct MultipartFormData: Sendable {
 
     /// The encoded body.
     ///
-    /// - Throws: ``LeashError/encoding(_:)`` when a name, file name or MIME type holds a line
-    ///   break or a quote that cannot be escaped, or when the content holds the boundary.
+    /// - Throws: ``LeashError/encoding(_:)`` when the boundary is not one RFC 2046 allows, when
+    ///   a name, file name or MIME type holds a line break, or when the content holds the
+    ///   boundary.
     public func encode() throws -> Data {
+        guard Self.isValid(boundary: boundary) else {
+            throw LeashError.encoding(
+                EncodingProblem(
+                    "The boundary '\(boundary)' is not 1 to 70 letters, digits or '()+_,-./:=? ' "
+                        + "(not ending in a space), as RFC 2046 requires."))
+        }
         let delimiter = Data("--\(boundary)".utf8)
         var body = Data()
         for part in parts {
@@ -80,6 +87,22 @@ public struct MultipartFormData: Sendable {
         }
         body.append(Data("--\(boundary)--\r\n".utf8))
         return body
+    }
+
+    /// Whether `boundary` is what RFC 2046 allows: 1 to 70 of its characters, the last not a
+    /// space. Anything else could break the `Content-Type` header or the body.
+    static func isValid(boundary: String) -> Bool {
+        let bytes = Array(boundary.utf8)
+        guard (1...70).contains(bytes.count), bytes.last != UInt8(ascii: " ") else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "'()+_,-./:=? ".utf8.contains(byte)
+            }
+        }
     }
 
     /// Escapes quotes the way browsers do and refuses line breaks, which would end the header.

@@ -26,12 +26,15 @@ struct Call<S: Serializer>: Sendable {
     /// Step 6 for results delivered with `finish: false`; `nil` when the caller only wants the
     /// final result.
     let deliverInterim: (@Sendable (Response<S.Value>) async -> Void)?
+    /// How a download, upload or stream moves its bodies; `nil` for ordinary calls.
+    var transfer: TransferPlan? = nil
 
     /// Runs the call and returns its final result.
     func run() async -> Response<S.Value> {
         let context = CallContext()
         do {
-            let pipeline = DataPipeline(client: client, endpoint: endpoint, context: context) { response, attempt in
+            let pipeline = DataPipeline(client: client, endpoint: endpoint, context: context, transfer: transfer) {
+                response, attempt in
                 let output = try await finish(response, attempt, interim: true)
                 try Task.checkCancellation()
                 await deliverInterim?(output)
@@ -88,6 +91,8 @@ struct DataPipeline {
     let client: Client
     let endpoint: any Endpoint
     let context: CallContext
+    /// How a transfer moves its bodies; `nil` for ordinary calls.
+    let transfer: TransferPlan?
     /// Serializes and delivers a `finish: false` result without ending the call.
     let deliverInterim: (Response<Data>, Attempt) async throws -> Void
 
@@ -111,14 +116,14 @@ struct DataPipeline {
             let request: URLRequest
             var result: Response<Data>?
             do {
-                request = try await manager.request(for: endpoint)
+                request = try await manager.request(for: endpoint).uploading(transfer?.upload)
             } catch {
                 request = manager.partialRequest(for: endpoint)
                 result = .failure(error)
             }
             var attempt = Attempt(
                 client: client, endpoint: endpoint, context: context, request: request, number: number,
-                startedAt: startedAt)
+                startedAt: startedAt, transfer: transfer?.kind)
             var retried = false
 
             // 2. Execution.
@@ -167,14 +172,49 @@ struct DataPipeline {
         var attempt = attempt
         try Task.checkCancellation()
         let sent: Result<(Data, HTTPURLResponse), any Error>
-        do {
-            sent = .success(try await manager.transport.send(attempt.request))
-        } catch {
-            sent = .failure(error)
+        // A transfer's body, still to be read once Success has let the call go on.
+        var body: ResponseBody?
+        if let transfer, let file = transfer.sink as? FileSink {
+            // Downloads go to the transport's own file path, which keeps memory flat where the
+            // transport cannot be paused (URLSession on Linux).
+            do {
+                let head = try await file.download(attempt.request, through: manager.transport)
+                if let codes = manager.acceptableStatusCodes, !codes.contains(head.statusCode) {
+                    sent = .success((file.errorBody(limit: Self.errorBodyLimit), head))
+                } else {
+                    sent = .success((Data(), head))
+                }
+            } catch {
+                sent = .failure(error)
+            }
+        } else if let transfer {
+            do {
+                let (head, opened) = try await manager.transport.open(
+                    attempt.request, body: transfer.upload, sent: transfer.sent)
+                if let codes = manager.acceptableStatusCodes, !codes.contains(head.statusCode) {
+                    // The error carries the start of the body, as it does for ordinary calls.
+                    sent = .success((try await opened.collect(upTo: Self.errorBodyLimit, truncating: true), head))
+                } else {
+                    sent = .success((Data(), head))
+                    body = opened
+                }
+            } catch {
+                sent = .failure(error)
+            }
+        } else {
+            do {
+                sent = .success(try await manager.transport.send(attempt.request))
+            } catch {
+                sent = .failure(error)
+            }
         }
+        // Whatever happens next (Success completing, a retry, cancellation), an unread body
+        // ends its transfer; cancelling a body read to its end does nothing.
+        defer { body?.cancel() }
         try Task.checkCancellation()
         let outcome: PhaseOutcome
         let natural: Response<Data>
+        var accepted: HTTPURLResponse?
         switch sent {
         case .success((let data, let response)):
             if let codes = manager.acceptableStatusCodes, !codes.contains(response.statusCode) {
@@ -185,6 +225,7 @@ struct DataPipeline {
                 }
             } else {
                 natural = .success(value: data, extra: response)
+                accepted = response
                 outcome = try await runPhase(pipeline.success, &attempt) {
                     await $0.intercept(chain: $1, response: response, data: data)
                 }
@@ -194,8 +235,38 @@ struct DataPipeline {
             natural = .failure(error)
             outcome = try await runPhase(pipeline.failure, &attempt) { await $0.intercept(chain: $1, error: error) }
         }
-        if case .proceeded = outcome { return .completed(natural) }
-        return outcome
+        guard case .proceeded = outcome else { return outcome }
+        if let body, let transfer, let head = accepted {
+            return try await receive(body, head: head, into: transfer.sink, attempt)
+        }
+        return .completed(natural)
+    }
+
+    /// How much of an unacceptable transfer response's body its error carries.
+    private static let errorBodyLimit = 1 << 20
+
+    /// Step 3 of a transfer, after Success: moves the body into the sink. A failure part-way
+    /// runs Failure, which may retry while the sink can start again.
+    private func receive(
+        _ body: ResponseBody,
+        head: HTTPURLResponse,
+        into sink: any TransferSink,
+        _ attempt: Attempt
+    ) async throws -> PhaseOutcome {
+        var attempt = attempt
+        do {
+            let data = try await sink.receive(body, head: head)
+            return .completed(.success(value: data, extra: head))
+        } catch {
+            // The reader went away or the task was cancelled: the call ends, no Failure runs.
+            if error is CancellationError || Task.isCancelled { throw CancellationError() }
+            let error = LeashError(wrapping: error)
+            let outcome = try await runPhase(pipeline.failure, &attempt, allowsRetry: sink.canRestart) {
+                await $0.intercept(chain: $1, error: error)
+            }
+            if case .proceeded = outcome { return .completed(.failure(error)) }
+            return outcome
+        }
     }
 
     /// Steps 2 and 3: runs one data phase until an interceptor completes or retries.
@@ -203,16 +274,25 @@ struct DataPipeline {
         _ interceptors: [Phase],
         _ attempt: inout Attempt,
         changesRequest: Bool = false,
+        allowsRetry: Bool = true,
         _ intercept: (Phase, InterceptorChain<Data>) async -> Void
     ) async throws -> PhaseOutcome {
         for interceptor in interceptors {
             try Task.checkCancellation()
-            let chain = InterceptorChain<Data>(attempt: attempt, allowsRetry: true, allowsRequestChange: changesRequest)
+            let chain = InterceptorChain<Data>(
+                attempt: attempt, allowsRetry: allowsRetry, allowsRequestChange: changesRequest)
             await intercept(interceptor, chain)
             switch chain.seal() {
             case .proceed:
                 continue
             case .proceedWith(let request):
+                // A header an interceptor set is checked as the endpoint's are: a line break in
+                // it would inject headers, so the attempt fails instead of sending it.
+                if let bad = request.allHTTPHeaderFields?.first(where: {
+                    !HeaderField.isValid(name: $0.key, value: $0.value)
+                }) {
+                    return .completed(.failure(LeashError.encoding(HeaderError(name: bad.key))))
+                }
                 attempt = attempt.with(request: request)
             case .complete(let response, finish: true):
                 return .completed(response)
@@ -237,7 +317,9 @@ struct DataPipeline {
         var index = index
         while index < interceptors.count {
             try Task.checkCancellation()
-            let chain = InterceptorChain<Data>(attempt: attempt, allowsRetry: !interim)
+            // A stream that has handed chunks to its reader cannot start again.
+            let chain = InterceptorChain<Data>(
+                attempt: attempt, allowsRetry: !interim && transfer?.sink.canRestart ?? true)
             await interceptors[index].intercept(chain: chain, response: current)
             switch chain.seal() {
             case .proceed, .proceedWith:
@@ -277,10 +359,11 @@ final class Attempt: Sendable {
     let request: URLRequest
     let number: Int
     let startedAt: ContinuousClock.Instant
+    let transfer: TransferKind?
 
     init(
         client: Client, endpoint: any Endpoint, context: CallContext, request: URLRequest, number: Int,
-        startedAt: ContinuousClock.Instant
+        startedAt: ContinuousClock.Instant, transfer: TransferKind?
     ) {
         self.client = client
         self.endpoint = endpoint
@@ -288,13 +371,14 @@ final class Attempt: Sendable {
         self.request = request
         self.number = number
         self.startedAt = startedAt
+        self.transfer = transfer
     }
 
     /// The same attempt, sending `request` instead.
     func with(request: URLRequest) -> Attempt {
         Attempt(
             client: client, endpoint: endpoint, context: context, request: request, number: number,
-            startedAt: startedAt)
+            startedAt: startedAt, transfer: transfer)
     }
 }
 

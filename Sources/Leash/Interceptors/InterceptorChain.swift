@@ -31,6 +31,9 @@ public final class InterceptorChain<Value: Sendable>: Sendable {
     public var startedAt: ContinuousClock.Instant { shared.startedAt }
     /// Storage shared by all phases and attempts of this call.
     public var context: CallContext { shared.context }
+    /// Which kind of transfer this call is, or `nil` for an ordinary call. Interceptors that
+    /// hold bodies in memory (caches, de-duplication) let transfers pass.
+    public var transfer: TransferKind? { shared.transfer }
 
     /// What every chain of the attempt shares, held once rather than copied into each chain.
     private let shared: Attempt

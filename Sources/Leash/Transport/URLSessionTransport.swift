@@ -17,8 +17,15 @@ import Foundation
 ///   (a test here shows a 1-second one ignored), and Apple's URLSession treats it as an idle
 ///   timeout, so the transport keeps its own deadline: a dispatch timer per request.
 ///
+/// Redirects are followed as the redirect rule says: one to another origin drops
+/// `Authorization`, `Proxy-Authorization` and `Cookie`; HTTPS → HTTP is refused with
+/// ``RedirectRefused`` unless `allowsInsecureRedirects`.
+///
 /// On Linux URLSession cannot check server certificates against pins and `URLCache` does
-/// not store network responses.
+/// not store network responses. swift-corelibs-foundation 6.3.1 also stops the process
+/// (`fatalError`, swift-corelibs-foundation issue 5285) when a server closes the connection in
+/// the middle of the response headers: against servers you do not control on Linux, prefer
+/// `AsyncHTTPClientTransport`.
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
@@ -26,9 +33,11 @@ public final class URLSessionTransport: Transport {
 
     /// Creates a transport with its own session, trusting the system's roots.
     ///
-    /// - Parameter configuration: The session's configuration; `.default` unless given.
-    public init(configuration: URLSessionConfiguration = .default) {
-        let delegate = SessionDelegate()
+    /// - Parameters:
+    ///   - configuration: The session's configuration; `.default` unless given.
+    ///   - allowsInsecureRedirects: Follow redirects from HTTPS to plain HTTP; `false` by default.
+    public init(configuration: URLSessionConfiguration = .default, allowsInsecureRedirects: Bool = false) {
+        let delegate = SessionDelegate(allowsInsecureRedirects: allowsInsecureRedirects)
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
@@ -71,8 +80,11 @@ public final class URLSessionTransport: Transport {
                 let task = session.dataTask(with: request) { data, response, error in
                     let identifier = handle.identifier
                     let challenged = identifier.flatMap { delegate.takeChallengedResponse(for: $0) }
+                    let refused = identifier.flatMap { delegate.takeRefusedRedirect(for: $0) }
                     handle.finish()
-                    if let challenged {
+                    if let refused {
+                        continuation.resume(throwing: LeashError.transport(refused))
+                    } else if let challenged {
                         continuation.resume(returning: (data ?? Data(), challenged))
                     } else if let error {
                         continuation.resume(throwing: Self.translate(error, handle: handle))
@@ -89,7 +101,74 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    private static func translate(_ error: any Error, handle: TaskHandle) -> any Error {
+    /// Sends `request`, uploading `body` from memory or straight from its file, and returns once
+    /// the response head arrives; the body follows as URLSession delivers it.
+    ///
+    /// `request.timeoutInterval` bounds the wait for the head. URLSession on Linux cannot pause
+    /// a transfer (suspending a task restarts it there), so chunks wait in memory until read.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its own body is replaced by `body` when given.
+    ///   - body: What to upload, or `nil`.
+    ///   - sent: Told how much of `body` has been sent.
+    /// - Returns: The response head and its body.
+    /// - Throws: `CancellationError`, ``LeashError/timedOut``, or the `URLError`.
+    public func open(
+        _ request: URLRequest,
+        body: UploadBody?,
+        sent: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> (HTTPURLResponse, ResponseBody) {
+        let handle = TaskHandle()
+        let channel = ChunkChannel(limit: .max, onReaderGone: { handle.cancel() })
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task: URLSessionTask
+                switch body {
+                case .file(let url): task = session.uploadTask(with: request, fromFile: url)
+                case .data(let data): task = session.uploadTask(with: request, from: data)
+                case nil: task = session.dataTask(with: request)
+                }
+                let exchange = Exchange(handle: handle, channel: channel, head: continuation, sent: sent)
+                delegate.register(exchange, for: task.taskIdentifier)
+                handle.start(task, timeout: request.timeoutInterval)
+            }
+        } onCancel: {
+            handle.cancel()
+        }
+    }
+
+    /// Sends `request` as a URLSession download task, which writes the body to disk as it
+    /// arrives without holding it in memory, and moves it to `file` once complete.
+    ///
+    /// `request.timeoutInterval` bounds the wait for the first bytes of the body.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - file: Where the body goes; replaced if it exists.
+    ///   - received: Told how many bytes have been written, and how many are expected.
+    /// - Returns: The response head.
+    /// - Throws: `CancellationError`, ``LeashError/timedOut``, the `URLError`, or a
+    ///   ``TransferFailure`` when `file` cannot be written.
+    public func download(
+        _ request: URLRequest,
+        to file: URL,
+        received: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws -> HTTPURLResponse {
+        let handle = TaskHandle()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.downloadTask(with: request)
+                let download = Download(handle: handle, file: file, head: continuation, received: received)
+                delegate.register(download, for: task.taskIdentifier)
+                handle.start(task, timeout: request.timeoutInterval)
+            }
+        } onCancel: {
+            handle.cancel()
+        }
+    }
+
+    fileprivate static func translate(_ error: any Error, handle: TaskHandle) -> any Error {
+        if error is LeashError { return error }
         guard let urlError = error as? URLError else { return LeashError.transport(error) }
         switch urlError.code {
         case .cancelled where handle.isCancelled: return CancellationError()
@@ -104,7 +183,7 @@ public final class URLSessionTransport: Transport {
 /// another thread.
 private final class TaskHandle: Sendable {
     private struct State {
-        var task: URLSessionDataTask?
+        var task: URLSessionTask?
         var identifier: Int?
         var deadline: (any DispatchSourceTimer)?
         var cancelled = false
@@ -117,7 +196,7 @@ private final class TaskHandle: Sendable {
     var isCancelled: Bool { state.withLock { $0.cancelled } }
     var isTimedOut: Bool { state.withLock { $0.timedOut } }
 
-    func start(_ task: URLSessionDataTask, timeout: TimeInterval) {
+    func start(_ task: URLSessionTask, timeout: TimeInterval) {
         // A timer source rather than asyncAfter: cancelling a source frees it at once, while a
         // cancelled asyncAfter item stays queued (with its memory) until its deadline.
         var deadline: (any DispatchSourceTimer)?
@@ -166,13 +245,238 @@ private final class TaskHandle: Sendable {
     }
 }
 
-/// Answers authentication challenges so that no task waits forever for a credential.
-private final class SessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    // Safe: the only stored state is `challenged`, which is behind a lock.
+/// One transfer task's way back to `open`: the head once, then the body's chunks.
+private final class Exchange: Sendable {
+    let handle: TaskHandle
+    let channel: ChunkChannel
+    let sent: @Sendable (TransferProgress) -> Void
+    private let head: Locked<CheckedContinuation<(HTTPURLResponse, ResponseBody), any Error>?>
+
+    init(
+        handle: TaskHandle,
+        channel: ChunkChannel,
+        head: CheckedContinuation<(HTTPURLResponse, ResponseBody), any Error>,
+        sent: @escaping @Sendable (TransferProgress) -> Void
+    ) {
+        self.handle = handle
+        self.channel = channel
+        self.head = Locked(head)
+        self.sent = sent
+    }
+
+    /// Hands the head to `open`; the deadline no longer applies.
+    func received(_ response: HTTPURLResponse) {
+        guard let continuation = head.withLock({ $0.take() }) else { return }
+        handle.finish()
+        let channel = channel
+        continuation.resume(
+            returning: (response, ResponseBody(next: { try await channel.next() }, cancel: { channel.close() })))
+    }
+
+    /// The task ended: ends the body, or fails `open` when no head came.
+    func completed(error: (any Error)?, challenged: HTTPURLResponse?) {
+        if let challenged {
+            received(challenged)
+            channel.finish()
+            return
+        }
+        let error = error.map { URLSessionTransport.translate($0, handle: handle) }
+        if let continuation = head.withLock({ $0.take() }) {
+            handle.finish()
+            continuation.resume(throwing: error ?? LeashError.transport(URLError(.badServerResponse)))
+        } else {
+            channel.finish(throwing: error)
+        }
+    }
+}
+
+/// One download task's way back to `download`.
+private final class Download: Sendable {
+    let handle: TaskHandle
+    let file: URL
+    let received: @Sendable (TransferProgress) -> Void
+    private let head: Locked<CheckedContinuation<HTTPURLResponse, any Error>?>
+    private let failure = Locked<(any Error)?>(nil)
+
+    init(
+        handle: TaskHandle,
+        file: URL,
+        head: CheckedContinuation<HTTPURLResponse, any Error>,
+        received: @escaping @Sendable (TransferProgress) -> Void
+    ) {
+        self.handle = handle
+        self.file = file
+        self.head = Locked(head)
+        self.received = received
+    }
+
+    /// Bytes are arriving: the head came, so the deadline no longer applies.
+    func wrote(_ progress: TransferProgress) {
+        handle.finish()
+        received(progress)
+    }
+
+    /// Moves URLSession's file into place; it is deleted once the callback returns.
+    func finished(at location: URL) {
+        let manager = FileManager.default
+        try? manager.removeItem(at: file)
+        do {
+            // A rename when both are on one file system, otherwise a copy.
+            try manager.moveItem(at: location, to: file)
+        } catch {
+            do {
+                try manager.copyItem(at: location, to: file)
+            } catch {
+                failure.withLock { $0 = TransferFailure("cannot write \(file.path): \(error)") }
+            }
+        }
+    }
+
+    func completed(_ task: URLSessionTask, error: (any Error)?, challenged: HTTPURLResponse?) {
+        guard let continuation = head.withLock({ $0.take() }) else { return }
+        handle.finish()
+        if let challenged {
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+            continuation.resume(returning: challenged)
+        } else if let error {
+            continuation.resume(throwing: URLSessionTransport.translate(error, handle: handle))
+        } else if let failure = failure.withLock({ $0 }) {
+            continuation.resume(throwing: failure)
+        } else if let response = task.response as? HTTPURLResponse {
+            if !FileManager.default.fileExists(atPath: file.path) {
+                _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+            }
+            continuation.resume(returning: response)
+        } else {
+            continuation.resume(throwing: LeashError.transport(URLError(.badServerResponse)))
+        }
+    }
+}
+
+/// Answers authentication challenges so that no task waits forever for a credential, and
+/// routes the callbacks of transfer tasks to their ``Exchange``.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate,
+    @unchecked Sendable
+{
+    // Safe: the only stored state is `challenged`, `exchanges` and `downloads`, each behind a lock.
     private let challenged = Locked<[Int: HTTPURLResponse]>([:])
+    private let refused = Locked<[Int: RedirectRefused]>([:])
+    private let exchanges = Locked<[Int: Exchange]>([:])
+    private let downloads = Locked<[Int: Download]>([:])
+    private let allowsInsecureRedirects: Bool
+
+    init(allowsInsecureRedirects: Bool) {
+        self.allowsInsecureRedirects = allowsInsecureRedirects
+    }
+
+    func takeRefusedRedirect(for identifier: Int) -> RedirectRefused? {
+        refused.withLock { $0.removeValue(forKey: identifier) }
+    }
+
+    /// Follows a redirect as the redirect rule says; a refused one ends the task, which then
+    /// fails with ``RedirectRefused``.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        guard let source = response.url ?? task.currentRequest?.url else {
+            completionHandler(request)
+            return
+        }
+        do {
+            completionHandler(try RedirectRule.follow(request, from: source, allowsDowngrade: allowsInsecureRedirects))
+        } catch let error as RedirectRefused {
+            refused.withLock { $0[task.taskIdentifier] = error }
+            completionHandler(nil)
+        } catch {
+            completionHandler(nil)
+        }
+    }
+
+    /// The error a task ends with when its redirect was refused, else `error`.
+    private func outcome(of task: URLSessionTask, _ error: (any Error)?) -> (any Error)? {
+        takeRefusedRedirect(for: task.taskIdentifier).map { LeashError.transport($0) } ?? error
+    }
 
     func takeChallengedResponse(for identifier: Int) -> HTTPURLResponse? {
         challenged.withLock { $0.removeValue(forKey: identifier) }
+    }
+
+    func register(_ exchange: Exchange, for identifier: Int) {
+        exchanges.withLock { $0[identifier] = exchange }
+    }
+
+    func register(_ download: Download, for identifier: Int) {
+        downloads.withLock { $0[identifier] = download }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        downloadTask: URLSessionDownloadTask,
+        didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {
+        downloads.withLock { $0[downloadTask.taskIdentifier] }?.wrote(
+            TransferProgress(
+                completedBytes: totalBytesWritten,
+                expectedBytes: totalBytesExpectedToWrite >= 0 ? totalBytesExpectedToWrite : nil))
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        downloads.withLock { $0[downloadTask.taskIdentifier] }?.finished(at: location)
+    }
+
+    private func exchange(for task: URLSessionTask) -> Exchange? {
+        exchanges.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        // The answer to a refused redirect is not a response: the task fails instead.
+        if refused.withLock({ $0[dataTask.taskIdentifier] != nil }) {
+            completionHandler(.cancel)
+            return
+        }
+        if let response = response as? HTTPURLResponse {
+            exchange(for: dataTask)?.received(response)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchange(for: dataTask)?.channel.append(data)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        exchange(for: task)?.sent(
+            TransferProgress(
+                completedBytes: totalBytesSent,
+                expectedBytes: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let download = downloads.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) {
+            download.completed(
+                task, error: outcome(of: task, error), challenged: takeChallengedResponse(for: task.taskIdentifier))
+            return
+        }
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        exchange.completed(
+            error: outcome(of: task, error), challenged: takeChallengedResponse(for: task.taskIdentifier))
     }
 
     #if !canImport(Darwin)

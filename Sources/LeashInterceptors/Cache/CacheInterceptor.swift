@@ -18,7 +18,8 @@ import Leash
 ///
 /// Leash keeps its own store because `URLCache` does not store network responses on Linux.
 /// Only `GET` calls are cached unless `methods` says otherwise, only `200` responses are
-/// stored, and a response with `Cache-Control: no-store` is not. A delivery from the store
+/// stored, and a response with `Cache-Control: no-store` is not; downloads, uploads and streams
+/// pass through untouched. A delivery from the store
 /// carries an `HTTPURLResponse` with the header `X-Leash-Cache: hit` (see ``isCached(_:)``).
 /// Entries are keyed by method and URL: clear the store when the user signs out.
 public struct CacheInterceptor: ExecutionInterceptor, SuccessInterceptor, FailureInterceptor {
@@ -156,6 +157,8 @@ public struct CacheInterceptor: ExecutionInterceptor, SuccessInterceptor, Failur
 
     /// The cache key of this call, or `nil` when its method or path is not cached.
     private func key(for chain: InterceptorChain<Data>) -> String? {
+        // Downloads, uploads and streams do not hold their bodies in memory: nothing to store.
+        guard chain.transfer == nil else { return nil }
         let method = chain.request.httpMethod ?? "GET"
         guard methods.contains(HTTPMethod(method)), let url = chain.request.url else { return nil }
         if !paths.isEmpty {

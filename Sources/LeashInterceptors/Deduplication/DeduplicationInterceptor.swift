@@ -18,7 +18,7 @@ import Leash
 /// result (after its retries and token refreshes) without a network call of their own. Where
 /// Nomosi rejected duplicates with an error, Leash coalesces them. If the leader is cancelled
 /// or ends without a result, the waiting calls go to the network themselves. Only `GET` and
-/// `HEAD` are coalesced unless `methods` says otherwise.
+/// `HEAD` are coalesced unless `methods` says otherwise; downloads, uploads and streams never are.
 ///
 /// Add it after interceptors that change the request in the Execution phase, so that it
 /// compares the requests as they will be sent.
@@ -43,7 +43,10 @@ public struct DeduplicationInterceptor: ExecutionInterceptor, CompletionIntercep
     ///
     /// - Parameter chain: The chain of this attempt.
     public func intercept(chain: InterceptorChain<Data>) async {
-        guard chain.context[Leadership.self] == nil, let key = Self.key(for: chain.request, methods: methods) else {
+        // A transfer's body goes to its own file or reader, so it cannot be shared.
+        guard chain.transfer == nil, chain.context[Leadership.self] == nil,
+            let key = Self.key(for: chain.request, methods: methods)
+        else {
             return
         }
         switch await flights.join(key) {
@@ -67,6 +70,12 @@ public struct DeduplicationInterceptor: ExecutionInterceptor, CompletionIntercep
     public func intercept(chain: InterceptorChain<Data>, response: Response<Data>) async {
         guard let ticket = chain.context[Leadership.self]?.ticket else { return }
         await flights.land(ticket.key, id: ticket.id, with: response)
+    }
+
+    /// How many calls are waiting for a leader's result now: for tests that need every call
+    /// to have joined before the leader lands.
+    package func waitingCount() async -> Int {
+        await flights.waitingCount()
     }
 
     private static func key(for request: URLRequest, methods: Set<HTTPMethod>) -> String? {
@@ -128,6 +137,10 @@ private actor Flights {
 
     private var flights: [String: Flight] = [:]
     private var nextID = 0
+
+    func waitingCount() -> Int {
+        flights.values.reduce(0) { $0 + $1.waiters.count }
+    }
 
     func join(_ key: String) -> Role {
         nextID += 1
