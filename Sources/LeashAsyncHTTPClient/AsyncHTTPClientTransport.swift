@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Leash
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -34,7 +35,8 @@ public final class AsyncHTTPClientTransport: Transport {
     public struct Configuration: Sendable {
         /// How many HTTP/1.1 connections to keep per host.
         public var maximumConnectionsPerHost: Int
-        /// How long to wait for a connection.
+        /// How long to wait for a connection, a free one from the pool included; waiting
+        /// longer ends the attempt with ``LeashError/timedOut``.
         public var connectTimeout: Duration
         /// Whether HTTP/2 may be used when the server offers it over TLS.
         public var prefersHTTP2: Bool
@@ -279,8 +281,9 @@ public final class AsyncHTTPClientTransport: Transport {
             guard visited.insert(target).inserted else { throw HTTPClientError.redirectCycleDetected }
             let keepsCredentials = try RedirectRule.keepsCredentials(
                 from: url, to: target, allowsDowngrade: allowsInsecureRedirects)
-            // Read what is left of the redirect's body, so the connection can be reused.
-            _ = try? await response.body.collect(upTo: 1 << 20)
+            // The redirect's body is left unread and dropped with `response` at the end of this
+            // pass, which ends that request (closing its connection): reading it could wait
+            // past the deadline, which AsyncHTTPClient applies to heads only.
             if !keepsCredentials {
                 for name in RedirectRule.credentialHeaders { request.headers.remove(name: name) }
             }
@@ -318,7 +321,8 @@ public final class AsyncHTTPClientTransport: Transport {
         if Task.isCancelled || error is CancellationError { return CancellationError() }
         if let error = error as? HTTPClientError {
             switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout: return LeashError.timedOut
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .getConnectionFromPoolTimeout:
+                return LeashError.timedOut
             case .cancelled: return CancellationError()
             default: return LeashError.transport(error)
             }
@@ -342,25 +346,35 @@ public final class AsyncHTTPClientTransport: Transport {
 
 /// A response body being read from AsyncHTTPClient. Dropping the iterator ends the request.
 private final class BodyReader: @unchecked Sendable {
-    // Safe: the pipeline reads a body from one task at a time and cancels it from that same
-    // task once it stops reading; `iterator` is never touched concurrently.
+    // Safe: `iterator` and `cancelled` are only touched under `lock`. A read takes the
+    // iterator out and puts it back only if no cancel() came meanwhile; otherwise the iterator
+    // is dropped when the read returns, which ends the request.
+    private let lock = NIOLock()
     private var iterator: HTTPClientResponse.Body.AsyncIterator?
+    private var cancelled = false
 
     init(_ iterator: HTTPClientResponse.Body.AsyncIterator) {
         self.iterator = iterator
     }
 
     func next() async throws -> Data? {
-        guard var current = iterator else { return nil }
-        // Taken out while reading, so a cancel() cannot race with this read.
-        iterator = nil
-        guard let buffer = try await current.next() else { return nil }
-        iterator = current
-        return Data(buffer: buffer)
+        let taken = lock.withLock { () -> HTTPClientResponse.Body.AsyncIterator? in
+            defer { iterator = nil }
+            return cancelled ? nil : iterator
+        }
+        guard var current = taken, let buffer = try await current.next() else { return nil }
+        let kept = lock.withLock {
+            if !cancelled { iterator = current }
+            return !cancelled
+        }
+        return kept ? Data(buffer: buffer) : nil
     }
 
     func cancel() {
-        iterator = nil
+        lock.withLock {
+            cancelled = true
+            iterator = nil
+        }
     }
 }
 

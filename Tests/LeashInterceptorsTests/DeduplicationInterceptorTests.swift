@@ -5,6 +5,10 @@ import LeashTestServer
 import LeashTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite struct DeduplicationInterceptorTests {
     @Test func fiftyIdenticalGetsShareOneServerHit() async throws {
         let hits = Counter()
@@ -78,15 +82,29 @@ import Testing
     }
 
     @Test func aCancelledFollowerEndsAloneWithCancellationError() async throws {
-        let stub = StubTransport()
-        stub.stub(.get, "slow", .json(#"{"id":1,"name":"Ada"}"#, delay: .milliseconds(300)))
-        let client = Client(manager: try makeManager(stub, interceptors: [DeduplicationInterceptor()]))
+        // The leader's answer waits until the follower has joined, been cancelled and ended,
+        // however slowly a loaded machine runs the tasks.
+        let released = Counter()
+        let stub = StubTransport { request in
+            for _ in 0..<2000 where released.value == 0 {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            let head = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil)!
+            return (Data(#"{"id":1,"name":"Ada"}"#.utf8), head)
+        }
+        let deduplication = DeduplicationInterceptor()
+        let client = Client(manager: try makeManager(stub, interceptors: [deduplication]))
         let leader = Task { try await client.execute(TestEndpoint("slow"), as: User.self) }
-        try await Task.sleep(for: .milliseconds(30))
+        try await withWatchdog(seconds: 10) {
+            while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        }
         let follower = Task { try await client.execute(TestEndpoint("slow"), as: User.self) }
-        try await Task.sleep(for: .milliseconds(30))
+        try await withWatchdog(seconds: 10) {
+            while await deduplication.waitingCount() == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
         follower.cancel()
         let result = try await withWatchdog(seconds: 5) { await follower.result }
+        released.increment()
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(try await leader.value.name == "Ada")
         #expect(stub.requests.count == 1)

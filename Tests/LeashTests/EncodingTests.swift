@@ -141,6 +141,19 @@ import Testing
         #expect(await encodingError(TestEndpoint("u", .post, parameters: clash)) == "encoding")
     }
 
+    @Test func multipartBoundariesAreCheckedAndQuotedWhenNeeded() async throws {
+        for bad in ["", String(repeating: "a", count: 71), "ends in space ", "line\r\nbreak", "semi;colon", "é"] {
+            var form = MultipartFormData(boundary: bad)
+            form.append("x", name: "a")
+            #expect(await encodingError(TestEndpoint("u", .post, parameters: form)) == "encoding", "\(bad)")
+        }
+        var spaced = MultipartFormData(boundary: "a b:c")
+        spaced.append("x", name: "a")
+        let request = try await request(TestEndpoint("u", .post, parameters: spaced))
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == #"multipart/form-data; boundary="a b:c""#)
+        #expect(MultipartFormData(boundary: "plain-1").contentType == "multipart/form-data; boundary=plain-1")
+    }
+
     struct Opaque: @unchecked Sendable {}
     struct Described: CustomStringConvertible { var description: String { "d" } }
 

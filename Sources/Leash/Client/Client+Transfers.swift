@@ -30,7 +30,8 @@ extension Client {
     ///   - destination: The file to write.
     ///   - progress: Told how many bytes have arrived, and how many are expected when the
     ///     server sent `Content-Length`; starts again from 0 on a retry.
-    /// - Returns: The response head.
+    /// - Returns: The response head (a `200` head for the base URL when an interceptor completed
+    ///   the call without one).
     /// - Throws: A ``LeashError`` (``TransferFailure`` inside ``LeashError/transport(_:)`` when
     ///   `destination` cannot be written), an error an interceptor completed with, or
     ///   `CancellationError`.
@@ -44,7 +45,7 @@ extension Client {
         defer { sink.discard() }
         let plan = TransferPlan(kind: .download, upload: nil, sink: sink, sent: { _ in })
         let (data, head) = try await transfer(endpoint, plan)
-        try sink.commit(data)
+        try sink.commit(data, head: head)
         return head
     }
 
@@ -59,7 +60,8 @@ extension Client {
     ///   - endpoint: The endpoint.
     ///   - file: The file to send.
     ///   - progress: Told how many bytes have been sent out of the file's length.
-    /// - Returns: The response body and head.
+    /// - Returns: The response body and head (a `200` head for the base URL when an interceptor
+    ///   completed the call without one).
     /// - Throws: A ``LeashError`` (``TransferFailure`` inside ``LeashError/transport(_:)`` when
     ///   `file` cannot be read; nothing is sent then), an error an interceptor completed with,
     ///   or `CancellationError`.
@@ -77,7 +79,8 @@ extension Client {
     ///   - endpoint: The endpoint.
     ///   - data: The bytes to send.
     ///   - progress: Told how many bytes have been sent.
-    /// - Returns: The response body and head.
+    /// - Returns: The response body and head (a `200` head for the base URL when an interceptor
+    ///   completed the call without one).
     /// - Throws: A ``LeashError``, an error an interceptor completed with, or `CancellationError`.
     public func upload(
         _ endpoint: any Endpoint,
@@ -129,6 +132,7 @@ extension Client {
         ).run()
         let data = try response.result.get()
         if let head = response.extra as? HTTPURLResponse { return (data, head) }
+        // An interceptor completed the call with data alone: a plain 200 stands in for the head.
         let head = HTTPURLResponse(url: manager.baseURL, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])
         return (data, head!)
     }
@@ -228,7 +232,11 @@ public struct ResponseLines: AsyncSequence, Sendable {
     /// Reads the lines in order.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var chunks: ResponseStream.AsyncIterator
-        var buffer = Data()
+        /// Bytes read but not yet returned start at `start`; those before `scanned` hold no
+        /// newline, so each byte is searched once however long the line.
+        var buffer: [UInt8] = []
+        var start = 0
+        var scanned = 0
         var ended = false
 
         /// The next line, or `nil` at the end of the body.
@@ -236,19 +244,28 @@ public struct ResponseLines: AsyncSequence, Sendable {
         /// - Throws: The call's error, or `CancellationError`.
         public mutating func next() async throws -> String? {
             while true {
-                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    var line = buffer[buffer.startIndex..<newline]
-                    if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                    return String(decoding: line, as: UTF8.self)
+                if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                    var end = newline
+                    if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                    let line = String(decoding: buffer[start..<end], as: UTF8.self)
+                    start = newline + 1
+                    scanned = start
+                    return line
                 }
+                scanned = buffer.count
                 if ended {
-                    guard !buffer.isEmpty else { return nil }
-                    defer { buffer = Data() }
-                    return String(decoding: buffer, as: UTF8.self)
+                    guard start < buffer.count else { return nil }
+                    defer { start = buffer.count }
+                    return String(decoding: buffer[start...], as: UTF8.self)
                 }
                 if let chunk = try await chunks.next() {
-                    buffer.append(chunk)
+                    // Drop the lines already returned before growing the buffer.
+                    if start > 0 {
+                        buffer.removeFirst(start)
+                        scanned -= start
+                        start = 0
+                    }
+                    buffer.append(contentsOf: chunk)
                 } else {
                     ended = true
                 }

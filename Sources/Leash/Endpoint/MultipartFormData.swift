@@ -31,8 +31,12 @@ public struct MultipartFormData: Sendable {
         self.boundary = boundary
     }
 
-    /// The `Content-Type` header value, boundary included.
-    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+    /// The `Content-Type` header value, boundary included (in quotes when it holds a space or
+    /// one of `()<>@,;:/[]?=`, as RFC 2045 requires of such parameter values).
+    public var contentType: String {
+        let needsQuotes = boundary.contains { " ()<>@,;:/[]?=".contains($0) }
+        return "multipart/form-data; boundary=" + (needsQuotes ? "\"\(boundary)\"" : boundary)
+    }
 
     /// Appends a text field.
     ///

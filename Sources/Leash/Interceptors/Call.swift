@@ -236,6 +236,9 @@ struct DataPipeline {
             outcome = try await runPhase(pipeline.failure, &attempt) { await $0.intercept(chain: $1, error: error) }
         }
         guard case .proceeded = outcome else { return outcome }
+        if let file = transfer?.sink as? FileSink, let head = accepted {
+            file.markComplete(head)
+        }
         if let body, let transfer, let head = accepted {
             return try await receive(body, head: head, into: transfer.sink, attempt)
         }

@@ -52,6 +52,8 @@ final class FileSink: TransferSink {
     let destination: URL
     private let progress: @Sendable (TransferProgress) -> Void
     private let partial = Locked<URL?>(nil)
+    /// The head of the attempt whose body is complete in `partial` and passed Success.
+    private let completed = Locked<HTTPURLResponse?>(nil)
 
     init(destination: URL, progress: (@Sendable (TransferProgress) -> Void)?) {
         self.destination = destination
@@ -63,6 +65,7 @@ final class FileSink: TransferSink {
     /// Sends `request` through `transport`, writing the body to a new partial file.
     func download(_ request: URLRequest, through transport: any Transport) async throws -> HTTPURLResponse {
         discard()
+        completed.withLock { $0 = nil }
         let file = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial")
         partial.withLock { $0 = file }
@@ -79,16 +82,28 @@ final class FileSink: TransferSink {
         return (try? handle.read(upToCount: limit)) ?? Data()
     }
 
+    /// The attempt that answered with `head` downloaded the whole body and passed Success: its
+    /// file is what ``commit(_:head:)`` puts in place if the call ends with that same head.
+    func markComplete(_ head: HTTPURLResponse) {
+        completed.withLock { $0 = head }
+    }
+
     /// The body is already in the file: nothing more to read.
     func receive(_ body: ResponseBody, head: HTTPURLResponse) async throws -> Data {
         body.cancel()
         return Data()
     }
 
-    /// Puts the downloaded file at the destination, replacing what was there; when an
-    /// interceptor supplied the result instead, writes its `data` there.
-    func commit(_ data: Data) throws {
-        let file = partial.withLock { $0.take() }
+    /// Puts the downloaded file at the destination, replacing what was there, when the call
+    /// ended with the head of a complete download; when an interceptor supplied the result
+    /// instead (after a failure part-way, say), writes its `data` there and drops the file.
+    func commit(_ data: Data, head: HTTPURLResponse) throws {
+        let downloaded = completed.withLock { $0.take() } === head
+        var file = partial.withLock { $0.take() }
+        if !downloaded, let partial = file {
+            try? FileManager.default.removeItem(at: partial)
+            file = nil
+        }
         do {
             if let file {
                 // rename(2) replaces an existing destination in one step; the partial file is in

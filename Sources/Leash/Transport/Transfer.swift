@@ -42,7 +42,8 @@ public enum UploadBody: Sendable, Hashable {
             return data
         case .file(let url):
             do {
-                return try Data(contentsOf: url, options: .alwaysMapped)
+                // Read, not mapped: a mapped file that shrinks while it is sent would crash the process.
+                return try Data(contentsOf: url)
             } catch {
                 throw LeashError.transport(TransferFailure("cannot read the upload file \(url.path): \(error)"))
             }
@@ -283,7 +284,9 @@ package final class ChunkChannel: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Void, any Error>? = state.withLock { state in
-                    if state.readerGone { return .failure(CancellationError()) }
+                    // Checked under the lock: a cancel that came before the writer was stored
+                    // found nothing to resume.
+                    if state.readerGone || Task.isCancelled { return .failure(CancellationError()) }
                     if state.buffered <= limit { return .success(()) }
                     state.writer = continuation
                     return nil
@@ -310,17 +313,22 @@ package final class ChunkChannel: Sendable {
         if let error { reader?.resume(throwing: error) } else { reader?.resume(returning: nil) }
     }
 
-    /// The reader stops early: the producer's next ``send(_:)`` throws.
+    /// The reader stops early: a waiting ``next()`` throws `CancellationError`, and so does the
+    /// producer's next ``send(_:)``.
     package func close() {
-        let (writer, first) = state.withLock { state in
+        let (reader, writer, first) = state.withLock { state in
             let first = !state.readerGone
             state.readerGone = true
             state.chunks = []
             state.head = 0
             state.buffered = 0
-            defer { state.writer = nil }
-            return (state.writer, first)
+            defer {
+                state.reader = nil
+                state.writer = nil
+            }
+            return (state.reader, state.writer, first)
         }
+        reader?.resume(throwing: CancellationError())
         writer?.resume(throwing: CancellationError())
         if first { onReaderGone() }
     }
@@ -334,7 +342,7 @@ package final class ChunkChannel: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 let (outcome, writer) = state.withLock {
                     state -> (Result<Data?, any Error>?, CheckedContinuation<Void, any Error>?) in
-                    if state.readerGone { return (.failure(CancellationError()), nil) }
+                    if state.readerGone || Task.isCancelled { return (.failure(CancellationError()), nil) }
                     if state.head < state.chunks.count {
                         // A reader that fell behind takes what is waiting in one piece (up to
                         // `batchLimit`), so the per-chunk cost does not keep it behind.
@@ -370,11 +378,6 @@ package final class ChunkChannel: Sendable {
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
-            let reader = state.withLock { state in
-                defer { state.reader = nil }
-                return state.reader
-            }
-            reader?.resume(throwing: CancellationError())
             close()
         }
     }

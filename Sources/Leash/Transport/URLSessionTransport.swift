@@ -12,7 +12,8 @@ import Foundation
 ///   URLSession would wait forever for a credential; the transport declines the challenge
 ///   and returns the response head (the body is lost there);
 /// - cancelling the calling task throws `CancellationError`, not `URLError(.cancelled)`;
-/// - `request.timeoutInterval` bounds the whole attempt, and running out of it is
+/// - `request.timeoutInterval` bounds the whole attempt of an ordinary call (for downloads,
+///   uploads and streams, the wait for the response head or first bytes), and running out of it is
 ///   ``LeashError/timedOut``. swift-corelibs-foundation does not apply the request's timeout
 ///   (a test here shows a 1-second one ignored), and Apple's URLSession treats it as an idle
 ///   timeout, so the transport keeps its own deadline: a dispatch timer per request.
