@@ -26,7 +26,7 @@ import Testing
             let id = request.header("X-Case") ?? ""
             let value: Value =
                 request.method == "GET"
-                ? .parse(query: request.queryItems)
+                ? .parse(pairs: request.queryItems)
                 : (try? Value(json: JSONSerialization.jsonObject(with: request.body))) ?? .string("unparsable body")
             received.withLock { $0[id] = value }
             return .json("{}")
@@ -55,19 +55,9 @@ import Testing
 }
 
 /// A parameter value: what both a query string and JSON can carry without loss.
-indirect enum Value: Equatable, CustomStringConvertible, Sendable {
-    case string(String)
-    case array([String])
-    case object([String: Value])
+typealias Value = FormValue
 
-    var description: String {
-        switch self {
-        case .string(let text): return text.debugDescription
-        case .array(let items): return items.description
-        case .object(let members): return members.description
-        }
-    }
-
+extension FormValue {
     /// The value as Leash's `parameters` take it.
     var any: Any {
         switch self {
@@ -83,34 +73,6 @@ indirect enum Value: Equatable, CustomStringConvertible, Sendable {
         case let items as [Any]: self = .array(items.map { $0 as? String ?? "\($0)" })
         case let members as [String: Any]: self = .object(try members.mapValues(Value.init(json:)))
         default: throw CocoaError(.coderInvalidValue)
-        }
-    }
-
-    /// Rebuilds nested parameters from `a[b][]=c` pairs, as Rails and PHP read them.
-    static func parse(query items: [(name: String, value: String)]) -> Value {
-        var root: [String: Value] = [:]
-        for (name, value) in items {
-            insert(value, at: bracketPath(name)[...], into: &root)
-        }
-        return .object(root)
-    }
-
-    private static func insert(_ value: String, at path: ArraySlice<String>, into object: inout [String: Value]) {
-        let key = path.first!
-        let rest = path.dropFirst()
-        if rest.isEmpty {
-            object[key] = .string(value)
-        } else if rest.count == 1, rest.first == "" {
-            if case .array(let items) = object[key] {
-                object[key] = .array(items + [value])
-            } else {
-                object[key] = .array([value])
-            }
-        } else {
-            var inner: [String: Value] = [:]
-            if case .object(let existing) = object[key] { inner = existing }
-            insert(value, at: rest, into: &inner)
-            object[key] = .object(inner)
         }
     }
 
@@ -156,20 +118,4 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-}
-
-/// `a[b][]` → `["a", "b", ""]`, read byte by byte as a server does (a `[` followed by a
-/// combining mark is one `Character` in Swift, but still a bracket on the wire).
-func bracketPath(_ name: String) -> [String] {
-    let bytes = Array(name.utf8)
-    guard let open = bytes.firstIndex(of: UInt8(ascii: "[")) else { return [name] }
-    var path = [String(decoding: bytes[..<open], as: UTF8.self)]
-    var index = open
-    while index < bytes.count, bytes[index] == UInt8(ascii: "["),
-        let close = bytes[index...].firstIndex(of: UInt8(ascii: "]"))
-    {
-        path.append(String(decoding: bytes[(index + 1)..<close], as: UTF8.self))
-        index = close + 1
-    }
-    return path
 }
