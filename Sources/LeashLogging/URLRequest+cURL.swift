@@ -36,6 +36,6 @@ extension URLRequest {
     }
 
     private static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.replacingScalars("'", with: "'\\''") + "'"
     }
 }

@@ -77,6 +77,9 @@ import Testing
         #expect(BasicAuthenticator(user: "ada", password: "p@ss").authentication == "Basic YWRhOnBAc3M=")
         #expect(StaticTokenAuthenticator(token: "abc").authentication == "Bearer abc")
         #expect(StaticTokenAuthenticator(token: #"a"b"#, style: .tokenAuth).authentication == #"Token token="a\"b""#)
+        // A quote followed by a combining mark is one Character, but still a quote on the wire.
+        let marked = StaticTokenAuthenticator(token: "a\"\u{301}b\\\u{301}", style: .tokenAuth).authentication
+        #expect(Array((marked ?? "").utf8) == Array("Token token=\"a\\\"\u{301}b\\\\\u{301}\"".utf8))
         let manager = try makeManager(stub) { $0.authenticator(BasicAuthenticator(user: "ada", password: "x")) }
         let request = try await Client(manager: manager).urlRequest(for: TestEndpoint("x"))
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic YWRhOng=")

@@ -127,6 +127,25 @@ final class CapturingLogger: LeashLogging.Logger {
         }
     }
 
+    @Test func cURLQuotesASingleQuoteFollowedByACombiningMark() async throws {
+        // One Character in Swift, but the shell sees the quote: it must be escaped.
+        let client = try client(level: .none, logger: CapturingLogger())
+        let request = try await client.urlRequest(for: TestEndpoint("x", headers: ["X-Trace": "it'\u{301}; rm -rf ~"]))
+        #expect(Array(request.cURLDescription.utf8).contains(Array("-H 'X-Trace: it'\\''\u{301}; rm -rf ~'".utf8)))
+    }
+
+    @Test func secretsNextToCombiningMarksAreStillRedacted() {
+        let redactor = Redactor.default
+        // The secret's bytes are in the text even though no whole Character matches it.
+        let text = redactor.redact(text: "token sekret-123\u{301} seen", values: ["sekret-123"])
+        #expect(!Array(text.utf8).contains(Array("sekret-123".utf8)), "\(text)")
+        // A quote or `=` followed by a combining mark is still one in the bytes.
+        let json = redactor.redact(text: #"{"password":"\#u{301}hunter2"}"#)
+        #expect(!Array(json.utf8).contains(Array("hunter2".utf8)), "\(json)")
+        let form = redactor.redact(text: "user=ada&password=\u{301}hunter2")
+        #expect(!Array(form.utf8).contains(Array("hunter2".utf8)), "\(form)")
+    }
+
     @Test func redactorIsConfigurable() {
         var redactor = Redactor.default
         redactor.secretNames.append("pin")

@@ -141,6 +141,21 @@ import Testing
         #expect(await encodingError(TestEndpoint("u", .post, parameters: clash)) == "encoding")
     }
 
+    /// Found by the multipart fuzzer: a quote followed by a combining mark is one `Character`
+    /// in Swift, so `Character`-wise escaping left it raw, ending the quoted name on the wire.
+    @Test func aQuoteFollowedByACombiningMarkIsStillEscaped() async throws {
+        var form = MultipartFormData(boundary: "XyZ")
+        form.append(
+            Data("x".utf8), name: "a\"\u{301}; filename=\"evil", fileName: "f\"\u{5B4}.txt", mimeType: "text/plain")
+        let body = try #require(try await request(TestEndpoint("u", .post, parameters: form)).httpBody)
+        let head = String(decoding: body, as: UTF8.self).components(separatedBy: "\r\n")[1]
+        #expect(
+            Array(head.utf8)
+                == Array(
+                    #"Content-Disposition: form-data; name="a%22\#u{301}; filename=%22evil"; filename="f%22\#u{5B4}.txt""#
+                        .utf8))
+    }
+
     @Test func multipartBoundariesAreCheckedAndQuotedWhenNeeded() async throws {
         for bad in ["", String(repeating: "a", count: 71), "ends in space ", "line\r\nbreak", "semi;colon", "é"] {
             var form = MultipartFormData(boundary: bad)

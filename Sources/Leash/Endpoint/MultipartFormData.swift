@@ -115,6 +115,6 @@ public struct MultipartFormData: Sendable {
             throw LeashError.encoding(
                 EncodingProblem("'\(text)' holds a line break, which a part header cannot carry."))
         }
-        return text.replacingOccurrences(of: "\"", with: "%22")
+        return text.replacingScalars("\"", with: "%22")
     }
 }

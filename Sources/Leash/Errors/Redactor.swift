@@ -99,7 +99,9 @@ public struct Redactor: Sendable {
         var text = text
         // Longest first, so that "Bearer abc" is hidden whole before "abc".
         for value in values.sorted(by: { $0.count > $1.count }) where value.count >= 3 {
-            text = text.replacingOccurrences(of: value, with: mask)
+            // Scalar by scalar first: a secret followed by a combining mark in the text is not
+            // a whole `Character` match, but its bytes are all there.
+            text = text.replacingScalars(value, with: mask).replacingOccurrences(of: value, with: mask)
         }
         return redactPairs(in: text)
     }
@@ -114,8 +116,9 @@ public struct Redactor: Sendable {
         var values: [String] = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] where isSecret(header: name) {
             values.append(value)
-            if let space = value.firstIndex(of: " ") {
-                values.append(String(value[value.index(after: space)...]))
+            // By scalar: a space followed by a combining mark is one `Character`.
+            if let space = value.unicodeScalars.firstIndex(of: " ") {
+                values.append(String(value.unicodeScalars[value.unicodeScalars.index(after: space)...]))
             }
             if name.lowercased() == "cookie" {
                 for pair in value.split(separator: ";") {
@@ -134,48 +137,55 @@ public struct Redactor: Sendable {
         return values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
+    // The pair scanning below walks Unicode scalars, not `Character`s: a quote or `=` followed
+    // by a combining mark is one `Character` in Swift, yet still a quote or `=` in the bytes.
+
     /// The values of every secret pair in `text`.
     private func secretPairValues(in text: String) -> [String] {
+        let scalars = text.unicodeScalars
         var values: [String] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            if let valueStart = secretValueStart(in: text, at: index) {
-                let end = valueEnd(in: text, from: valueStart)
-                values.append(String(text[valueStart..<end]).removingPercentEncoding ?? String(text[valueStart..<end]))
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            if let valueStart = secretValueStart(in: scalars, at: index) {
+                let end = valueEnd(in: scalars, from: valueStart)
+                let value = String(scalars[valueStart..<end])
+                values.append(value.removingPercentEncoding ?? value)
                 index = end
             } else {
-                index = text.index(after: index)
+                index = scalars.index(after: index)
             }
         }
         return values
     }
 
     private func redactPairs(in text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        var index = text.startIndex
-        while index < text.endIndex {
-            if let valueStart = secretValueStart(in: text, at: index) {
-                result += text[index..<valueStart]
-                result += mask
-                index = valueEnd(in: text, from: valueStart)
+        let scalars = text.unicodeScalars
+        var result = String.UnicodeScalarView()
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            if let valueStart = secretValueStart(in: scalars, at: index) {
+                result += scalars[index..<valueStart]
+                result += mask.unicodeScalars
+                index = valueEnd(in: scalars, from: valueStart)
             } else {
-                result.append(text[index])
-                index = text.index(after: index)
+                result.append(scalars[index])
+                index = scalars.index(after: index)
             }
         }
-        return result
+        return String(result)
     }
 
-    private static func isNameCharacter(_ character: Character) -> Bool {
-        character.isLetter || character.isNumber || character == "_" || character == "-"
+    private static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_" || scalar == "-"
     }
 
     /// Where the value starts when a secret name followed by `=` or `:` starts at `index`.
-    private func secretValueStart(in text: String, at index: String.Index) -> String.Index? {
-        if index > text.startIndex, Self.isNameCharacter(text[text.index(before: index)]) { return nil }
+    private func secretValueStart(
+        in text: String.UnicodeScalarView, at index: String.UnicodeScalarView.Index
+    ) -> String.UnicodeScalarView.Index? {
+        if index > text.startIndex, Self.isNameScalar(text[text.index(before: index)]) { return nil }
         var end = index
-        while end < text.endIndex, Self.isNameCharacter(text[end]) {
+        while end < text.endIndex, Self.isNameScalar(text[end]) {
             end = text.index(after: end)
         }
         guard end > index, isSecret(name: String(text[index..<end])) else { return nil }
@@ -191,8 +201,10 @@ public struct Redactor: Sendable {
         return cursor
     }
 
-    private func valueEnd(in text: String, from start: String.Index) -> String.Index {
-        let stops: Set<Character> = ["&", "\"", ",", "\n", "\r", ")", "}", "]", ";"]
+    private func valueEnd(
+        in text: String.UnicodeScalarView, from start: String.UnicodeScalarView.Index
+    ) -> String.UnicodeScalarView.Index {
+        let stops: Set<Unicode.Scalar> = ["&", "\"", ",", "\n", "\r", ")", "}", "]", ";"]
         var cursor = start
         while cursor < text.endIndex, !stops.contains(text[cursor]) {
             cursor = text.index(after: cursor)

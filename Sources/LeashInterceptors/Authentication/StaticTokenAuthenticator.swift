@@ -32,8 +32,7 @@ public struct StaticTokenAuthenticator: Authenticator {
         case .bearer:
             authentication = "Bearer \(token)"
         case .tokenAuth:
-            let escaped = token.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-                of: "\"", with: "\\\"")
+            let escaped = token.replacingScalars("\\", with: "\\\\").replacingScalars("\"", with: "\\\"")
             authentication = "Token token=\"\(escaped)\""
         }
     }
