@@ -99,9 +99,9 @@ public struct Redactor: Sendable {
         var text = text
         // Longest first, so that "Bearer abc" is hidden whole before "abc".
         for value in values.sorted(by: { $0.count > $1.count }) where value.count >= 3 {
-            // Scalar by scalar first: a secret followed by a combining mark in the text is not
-            // a whole `Character` match, but its bytes are all there.
-            text = text.replacingScalars(value, with: mask).replacingOccurrences(of: value, with: mask)
+            // Scalar by scalar: a secret followed by a combining mark in the text is not a whole
+            // `Character` match, but its bytes are all there.
+            text = text.replacingScalars(value, with: mask)
         }
         return redactPairs(in: text)
     }

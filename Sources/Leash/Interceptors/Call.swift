@@ -174,7 +174,8 @@ struct DataPipeline {
         let sent: Result<(Data, HTTPURLResponse), any Error>
         // A transfer's body, still to be read once Success has let the call go on.
         var body: ResponseBody?
-        if let transfer, let file = transfer.sink as? FileSink {
+        let file = transfer?.sink as? FileSink
+        if let file {
             // Downloads go to the transport's own file path, which keeps memory flat where the
             // transport cannot be paused (URLSession on Linux).
             do {
@@ -236,7 +237,7 @@ struct DataPipeline {
             outcome = try await runPhase(pipeline.failure, &attempt) { await $0.intercept(chain: $1, error: error) }
         }
         guard case .proceeded = outcome else { return outcome }
-        if let file = transfer?.sink as? FileSink, let head = accepted {
+        if let file, let head = accepted {
             file.markComplete(head)
         }
         if let body, let transfer, let head = accepted {

@@ -46,7 +46,7 @@ struct CollectingSink: TransferSink {
 }
 
 /// Has the transport write the body to a hidden file beside the destination;
-/// ``commit(_:)`` moves it into place once the call has succeeded, ``discard()`` removes it
+/// ``commit(_:head:)`` moves it into place once the call has succeeded, ``discard()`` removes it
 /// otherwise.
 final class FileSink: TransferSink {
     let destination: URL
