@@ -70,29 +70,40 @@ protocol BenchClient: Sendable {
     func call(_ scenario: Scenario) async throws
 }
 
-/// The baseline: `URLSession.data(for:)` with a hand-built request and `JSONDecoder`.
-struct RawURLSessionClient: BenchClient {
-    let name = "raw URLSession"
+/// A client that builds each scenario's `URLRequest` by hand and decodes with `JSONDecoder`;
+/// `send` is what reaches the network.
+struct URLRequestClient: BenchClient {
+    let name: String
     let base: String
-    let session = URLSession(configuration: .default)
+    let send: @Sendable (URLRequest) async throws -> Data
     let encoder = JSONEncoder()
     let decoder = JSONDecoder()
+
+    /// The baseline: `URLSession.data(for:)`.
+    static func rawURLSession(base: String) -> URLRequestClient {
+        let session = URLSession(configuration: .default)
+        return URLRequestClient(name: "raw URLSession", base: base) { try await session.data(for: $0).0 }
+    }
+
+    /// A transport's `send` alone: what a transport costs over its raw client, Foundation's
+    /// request and response types included.
+    static func alone(_ transport: some Transport, name: String, base: String) -> URLRequestClient {
+        URLRequestClient(name: name, base: base) { try await transport.send($0).0 }
+    }
 
     func call(_ scenario: Scenario) async throws {
         switch scenario {
         case .small:
-            let (data, _) = try await session.data(for: URLRequest(url: URL(string: base + "/small")!))
-            _ = try decoder.decode(Small.self, from: data)
+            _ = try decoder.decode(Small.self, from: try await send(URLRequest(url: URL(string: base + "/small")!)))
         case .users:
-            let (data, _) = try await session.data(for: URLRequest(url: URL(string: base + "/users")!))
-            _ = try decoder.decode([BenchUser].self, from: data)
+            _ = try decoder.decode(
+                [BenchUser].self, from: try await send(URLRequest(url: URL(string: base + "/users")!)))
         case .echo:
             var request = URLRequest(url: URL(string: base + "/echo")!)
             request.httpMethod = "POST"
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try encoder.encode(Payload.sample)
-            let (data, _) = try await session.data(for: request)
-            _ = try decoder.decode(Payload.self, from: data)
+            _ = try decoder.decode(Payload.self, from: try await send(request))
         }
     }
 }
@@ -124,19 +135,6 @@ struct RawAsyncHTTPClientClient: BenchClient {
             let data = try await fetch("/echo", method: .POST, body: try encoder.encode(Payload.sample))
             _ = try decoder.decode(Payload.self, from: data)
         }
-    }
-}
-
-/// `URLSessionTransport.send` alone, with the raw client's requests: the transport's share.
-struct TransportOnlyClient: BenchClient {
-    let name = "URLSessionTransport alone"
-    let base: String
-    let transport = URLSessionTransport()
-    let decoder = JSONDecoder()
-
-    func call(_ scenario: Scenario) async throws {
-        let (data, _) = try await transport.send(URLRequest(url: URL(string: base + "/small")!))
-        _ = try decoder.decode(Small.self, from: data)
     }
 }
 
@@ -186,10 +184,11 @@ struct FixedToken: Authenticator {
 }
 
 enum Clients {
-    /// Leash over AsyncHTTPClient and raw AsyncHTTPClient, sharing one transport's client.
+    /// Raw AsyncHTTPClient, the transport alone and Leash over it, sharing one transport's client.
     static func asyncHTTPClient(base: String, transport: AsyncHTTPClientTransport) throws -> [any BenchClient] {
         [
             RawAsyncHTTPClientClient(base: base, client: transport.client),
+            URLRequestClient.alone(transport, name: "AsyncHTTPClientTransport alone", base: base),
             LeashClient(
                 name: "Leash (AsyncHTTPClient, no interceptors)",
                 manager: try Manager.Builder().url(base).transport(transport).build()),
@@ -204,7 +203,7 @@ enum Clients {
             .add(interceptor: LoggerInterceptor(level: .none))
             .build()
         return [
-            RawURLSessionClient(base: base),
+            URLRequestClient.rawURLSession(base: base),
             LeashClient(name: "Leash (URLSession, no interceptors)", manager: plain),
             LeashClient(name: "Leash (URLSession, 5 phases + auth + logger)", manager: full),
         ]

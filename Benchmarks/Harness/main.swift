@@ -14,7 +14,7 @@ import LeashLogging
 //
 // Options: --quick (fewer calls, for a smoke run), --output PATH (default
 // Benchmarks/results/latest.md), --pipeline-only [--pipeline-calls N] (part 2 alone),
-// --transport-check (raw URLSession, URLSessionTransport alone and Leash side by side),
+// --transport-check (the raw clients, the transports alone and Leash side by side),
 // --profile-client N (one client at 16 in flight, to run under perf), and --download-memory
 // (part 4 alone).
 
@@ -115,15 +115,19 @@ if arguments.contains("--download-memory") {
 let ahcTransport = try AsyncHTTPClientTransport(configuration: .init(maximumConnectionsPerHost: 64))
 var clients = try Clients.all(base: base) + Clients.asyncHTTPClient(base: base, transport: ahcTransport)
 if let index = arguments.firstIndex(of: "--profile-client"), let which = Int(arguments[index + 1]) {
-    // 0 raw URLSession, 1 Leash over URLSession, 3 raw AsyncHTTPClient, 4 Leash over AsyncHTTPClient,
-    // 5 URLSessionTransport alone.
-    let client = which == 5 ? TransportOnlyClient(base: base) : clients[which]
+    // 0 raw URLSession, 1 Leash over URLSession, 3 raw AsyncHTTPClient, 4 AsyncHTTPClientTransport
+    // alone, 5 Leash over AsyncHTTPClient, 6 URLSessionTransport alone.
+    let client: any BenchClient =
+        which == 6
+        ? URLRequestClient.alone(URLSessionTransport(), name: "URLSessionTransport alone", base: base)
+        : clients[which]
     let trial = try await measure(client, .small, concurrency: 16, count: 20000)
     print("\(client.name): \(Int(trial.requestsPerSecond)) req/s, \(Int(trial.cpuMicrosecondsPerRequest)) µs CPU")
     exit(0)
 }
 if arguments.contains("--transport-check") {
-    clients = [clients[0], TransportOnlyClient(base: base), clients[1], clients[3], clients[4]]
+    let urlSessionAlone = URLRequestClient.alone(URLSessionTransport(), name: "URLSessionTransport alone", base: base)
+    clients = [clients[0], urlSessionAlone, clients[1], clients[3], clients[4], clients[5]]
     for round in 1...3 {
         for concurrency in [1, 16] {
             for client in clients {

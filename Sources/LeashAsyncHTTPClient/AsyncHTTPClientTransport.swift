@@ -304,15 +304,22 @@ public final class AsyncHTTPClientTransport: Transport {
 
     private static func head(of response: HTTPClientResponse, url finalURL: URL) -> HTTPURLResponse {
         var headers: [String: String] = [:]
+        headers.reserveCapacity(response.headers.count)
         for (name, value) in response.headers {
-            headers[name] = headers[name].map { $0 + ", " + value } ?? value
+            if let index = headers.index(forKey: name) {
+                headers.values[index] += ", " + value
+            } else {
+                headers[name] = value
+            }
         }
+        let version =
+            switch (response.version.major, response.version.minor) {
+            case (1, 1): "HTTP/1.1"
+            case (2, 0): "HTTP/2.0"
+            case let (major, minor): "HTTP/\(major).\(minor)"
+            }
         return HTTPURLResponse(
-            url: finalURL,
-            statusCode: Int(response.status.code),
-            httpVersion: "HTTP/\(response.version.major).\(response.version.minor)",
-            headerFields: headers
-        )!
+            url: finalURL, statusCode: Int(response.status.code), httpVersion: version, headerFields: headers)!
     }
 
     private func translate(_ error: any Error) -> any Error {
@@ -328,7 +335,10 @@ public final class AsyncHTTPClientTransport: Transport {
             }
         }
         if let policy = trustPolicy, policy != .system, Self.isTrustFailure(error) {
-            return LeashError.transport(PinningFailure(policy: policy, underlying: error))
+            return LeashError.transport(
+                PinningFailure(
+                    policy: policy, reason: "the server's certificate chain does not end in a pinned certificate",
+                    underlying: error))
         }
         return LeashError.transport(error)
     }
@@ -422,19 +432,5 @@ private struct UploadChunks: AsyncSequence, Sendable {
             chunks.sent(TransferProgress(completedBytes: offset, expectedBytes: chunks.length))
             return ByteBuffer(data: piece)
         }
-    }
-}
-
-/// The server's certificate chain did not end in a pinned certificate.
-public struct PinningFailure: Error, CustomStringConvertible {
-    /// The policy that refused the server.
-    public let policy: TrustPolicy
-    /// The TLS error underneath.
-    public let underlying: any Error
-
-    /// What happened and what to do.
-    public var description: String {
-        "the server's certificate does not match the \(policy == .system ? "system trust" : "pinned certificates") "
-            + "(\(underlying)); check the pins, or the server is not the one you expect"
     }
 }

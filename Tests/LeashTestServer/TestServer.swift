@@ -350,8 +350,8 @@ public struct TestCertificate: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = directory.appendingPathComponent("key.pem").path
         let cert = directory.appendingPathComponent("cert.der").path
-        try run([
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try OpenSSL.run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-keyout", key, "-out", cert, "-outform", "DER", "-days", "2", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
         ])
@@ -359,11 +359,17 @@ public struct TestCertificate: Sendable {
             der: try Data(contentsOf: URL(fileURLWithPath: cert)),
             keyPEM: try Data(contentsOf: URL(fileURLWithPath: key)))
     }
+}
 
-    private static func run(_ arguments: [String]) throws {
+/// The `openssl` command, for tests that make keys and certificates or check digests.
+public enum OpenSSL {
+    /// Runs `openssl` with `arguments`.
+    ///
+    /// - Throws: When `openssl` is missing or fails.
+    public static func run(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
+        process.arguments = ["openssl"] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -371,5 +377,25 @@ public struct TestCertificate: Sendable {
         guard process.terminationStatus == 0 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "openssl failed: \(arguments)"])
         }
+    }
+
+    /// Runs `openssl` on `input` and returns what it writes, through temporary files: `dgst`
+    /// is given the input file, the other commands `-in`; every command gets `-out`.
+    ///
+    /// - Throws: When `openssl` is missing or fails.
+    public static func output(_ arguments: [String], input: Data? = nil) throws -> Data {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "leash-openssl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inputFile = directory.appendingPathComponent("in")
+        let outputFile = directory.appendingPathComponent("out")
+        var files = ["-out", outputFile.path]
+        if let input {
+            try input.write(to: inputFile)
+            files += arguments.first == "dgst" ? [inputFile.path] : ["-in", inputFile.path]
+        }
+        try run(arguments + files)
+        return try Data(contentsOf: outputFile)
     }
 }

@@ -15,12 +15,25 @@ public enum TransferKind: Sendable, Hashable {
 }
 
 /// How a transfer call sends its request body and where the response body goes.
-struct TransferPlan: Sendable {
+///
+/// A class, so that ordinary calls carry one `nil` reference through the pipeline rather than
+/// copying an optional of this size at every step.
+final class TransferPlan: Sendable {
     let kind: TransferKind
     let upload: UploadBody?
     let sink: any TransferSink
     /// Told how much of the upload has been sent.
     let sent: @Sendable (TransferProgress) -> Void
+
+    init(
+        kind: TransferKind, upload: UploadBody?, sink: any TransferSink,
+        sent: @escaping @Sendable (TransferProgress) -> Void
+    ) {
+        self.kind = kind
+        self.upload = upload
+        self.sink = sink
+        self.sent = sent
+    }
 }
 
 /// Where a transfer's response body goes, attempt after attempt.

@@ -27,7 +27,8 @@ extension Manager {
         }
 
         var request = URLRequest(url: try url(for: endpoint.path, query: encoded.query), timeoutInterval: timeout)
-        request.httpMethod = method.rawValue
+        // A new request's method is already GET; setting it costs a copy of the request's storage.
+        if method != .get { request.httpMethod = method.rawValue }
         for (name, value) in headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
@@ -54,47 +55,79 @@ extension Manager {
     }
 
     /// Joins the base URL and `path` as text, then appends the encoded query.
+    ///
+    /// This runs on every call, so it scans bytes rather than calling Foundation's string search.
     private func url(for path: String, query: String?) throws -> URL {
         var path = Substring(path)
-        if path.hasPrefix("/") { path = path.dropFirst() }
-        guard !path.contains("#") else {
+        if path.utf8.first == UInt8(ascii: "/") { path = path.dropFirst() }
+        guard !path.utf8.contains(UInt8(ascii: "#")) else {
             throw LeashError.invalidURL(baseURLString + "/" + path)
         }
         var text = baseURLString
-        let pathQuery: Substring?
-        if let questionMark = path.firstIndex(of: "?") {
+        var pathQuery: Substring?
+        if let questionMark = path.utf8.firstIndex(of: UInt8(ascii: "?")) {
             pathQuery = path[path.index(after: questionMark)...]
             path = path[..<questionMark]
-        } else {
-            pathQuery = nil
         }
         if !path.isEmpty {
-            text += "/" + Self.escape(path, allowed: .leashPathAllowed)
+            text += "/"
+            text += Self.escape(path, allowed: .leashPathAllowed, ascii: .path)
         }
-        let queries = [pathQuery.map { Self.escape($0, allowed: .leashQueryAllowed) }, query]
-            .compactMap { $0 }
-            .filter { !$0.isEmpty }
-        if !queries.isEmpty {
-            text += "?" + queries.joined(separator: "&")
+        var separator = "?"
+        if let pathQuery, !pathQuery.isEmpty {
+            text += separator
+            text += Self.escape(pathQuery, allowed: .leashQueryAllowed, ascii: .query)
+            separator = "&"
         }
-        guard let url = URL(string: text), url.host != nil else {
+        if let query, !query.isEmpty {
+            text += separator
+            text += query
+        }
+        // The base URL was checked for a scheme and host when the manager was built, and the
+        // path is appended after a `/`, so the host cannot change here.
+        guard let url = URL(string: text) else {
             throw LeashError.invalidURL(text)
         }
         return url
     }
 
-    private static func escape(_ text: Substring, allowed: CharacterSet) -> String {
+    private static func escape(_ text: Substring, allowed: CharacterSet, ascii: ASCIIAllowed) -> String {
         // Fast path: most paths are plain ASCII that needs no escaping.
-        if text.utf8.allSatisfy({ $0 < 0x80 && allowed.contains(Unicode.Scalar($0)) }) { return String(text) }
+        if text.utf8.allSatisfy({ ascii.contains($0) }) { return String(text) }
         return String(text).addingPercentEncoding(withAllowedCharacters: allowed) ?? String(text)
     }
 }
 
+/// The ASCII bytes of a `CharacterSet`, as a table looked up without Foundation.
+struct ASCIIAllowed {
+    private let low: UInt64
+    private let high: UInt64
+
+    init(_ set: CharacterSet) {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        for byte in UInt8(0)..<128 where set.contains(Unicode.Scalar(byte)) {
+            if byte < 64 { low |= 1 << byte } else { high |= 1 << (byte - 64) }
+        }
+        self.low = low
+        self.high = high
+    }
+
+    func contains(_ byte: UInt8) -> Bool {
+        byte < 64 ? low & (1 << byte) != 0 : byte < 128 && high & (1 << (byte - 64)) != 0
+    }
+
+    /// `CharacterSet.leashPathAllowed` as a table.
+    static let path = ASCIIAllowed(.leashPathAllowed)
+    /// `CharacterSet.leashQueryAllowed` as a table.
+    static let query = ASCIIAllowed(.leashQueryAllowed)
+}
+
 extension CharacterSet {
     /// Path characters, plus `%` so that an already escaped path is left as it is.
-    fileprivate static let leashPathAllowed = CharacterSet.urlPathAllowed.union(["%"])
+    static let leashPathAllowed = CharacterSet.urlPathAllowed.union(["%"])
     /// Query characters, plus `%` so that an already escaped query is left as it is.
-    fileprivate static let leashQueryAllowed = CharacterSet.urlQueryAllowed.union(["%"])
+    static let leashQueryAllowed = CharacterSet.urlQueryAllowed.union(["%"])
 }
 
 /// A header name or value that cannot be sent.

@@ -37,31 +37,54 @@ public final class URLSessionTransport: Transport {
     /// - Parameters:
     ///   - configuration: The session's configuration; `.default` unless given.
     ///   - allowsInsecureRedirects: Follow redirects from HTTPS to plain HTTP; `false` by default.
-    public init(configuration: URLSessionConfiguration = .default, allowsInsecureRedirects: Bool = false) {
-        let delegate = SessionDelegate(allowsInsecureRedirects: allowsInsecureRedirects)
+    public convenience init(configuration: URLSessionConfiguration = .default, allowsInsecureRedirects: Bool = false) {
+        self.init(configuration: configuration, allowsInsecureRedirects: allowsInsecureRedirects, trust: nil)
+    }
+
+    private init(configuration: URLSessionConfiguration, allowsInsecureRedirects: Bool, trust: ServerTrustEvaluator?) {
+        let delegate = SessionDelegate(allowsInsecureRedirects: allowsInsecureRedirects, trust: trust)
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     /// Creates a transport with its own session and a trust policy.
     ///
+    /// On Apple platforms the session's delegate enforces the policy in every server-trust
+    /// challenge: ``TrustPolicy/pinnedCertificates(_:)`` become the only anchors of the
+    /// platform's evaluation; ``TrustPolicy/pinnedPublicKeys(_:)`` run after the platform's
+    /// evaluation and need a certificate in the chain whose key is pinned for the host (a host
+    /// without pins is refused). A refused server ends the call with
+    /// ``LeashError/transport(_:)`` carrying a ``PinningFailure``.
+    ///
     /// URLSession on Linux never delivers server-trust challenges, so a policy other than
     /// ``TrustPolicy/system`` cannot be enforced there: this initializer throws rather than
     /// connect unpinned. Use `AsyncHTTPClientTransport` from `LeashAsyncHTTPClient` for pinned
-    /// certificates on Linux. Pinning through URLSession on Apple platforms is not available yet
-    /// and throws too.
+    /// certificates on Linux.
     ///
     /// - Parameters:
     ///   - configuration: The session's configuration.
     ///   - trustPolicy: Which servers to trust.
-    /// - Throws: ``LeashError/invalidConfiguration(_:)`` for a policy this platform cannot enforce.
-    public convenience init(configuration: URLSessionConfiguration = .default, trustPolicy: TrustPolicy) throws {
-        guard trustPolicy == .system else {
+    ///   - allowsInsecureRedirects: Follow redirects from HTTPS to plain HTTP; `false` by default.
+    /// - Throws: ``LeashError/invalidConfiguration(_:)`` for a policy this platform cannot enforce,
+    ///   or pins that are not base64 SHA-256 digests.
+    public convenience init(
+        configuration: URLSessionConfiguration = .default,
+        trustPolicy: TrustPolicy,
+        allowsInsecureRedirects: Bool = false
+    ) throws {
+        guard trustPolicy != .system else {
+            self.init(configuration: configuration, allowsInsecureRedirects: allowsInsecureRedirects, trust: nil)
+            return
+        }
+        #if canImport(Security)
+            self.init(
+                configuration: configuration, allowsInsecureRedirects: allowsInsecureRedirects,
+                trust: try ServerTrustEvaluator(policy: trustPolicy))
+        #else
             throw LeashError.invalidConfiguration(
                 "URLSessionTransport cannot enforce \(trustPolicy.name) on this platform; "
                     + "use AsyncHTTPClientTransport from LeashAsyncHTTPClient, or TrustPolicy.system")
-        }
-        self.init(configuration: configuration)
+        #endif
     }
 
     deinit {
@@ -81,7 +104,7 @@ public final class URLSessionTransport: Transport {
                 let task = session.dataTask(with: request) { data, response, error in
                     let identifier = handle.identifier
                     let challenged = identifier.flatMap { delegate.takeChallengedResponse(for: $0) }
-                    let refused = identifier.flatMap { delegate.takeRefusedRedirect(for: $0) }
+                    let refused = identifier.flatMap { delegate.takeFailure(for: $0) }
                     handle.finish()
                     if let refused {
                         continuation.resume(throwing: LeashError.transport(refused))
@@ -359,18 +382,24 @@ private final class Download: Sendable {
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate,
     @unchecked Sendable
 {
-    // Safe: the only stored state is `challenged`, `exchanges` and `downloads`, each behind a lock.
+    // Safe: the mutable state (`challenged`, `refused`, `exchanges`, `downloads`) is each behind a
+    // lock; `allowsInsecureRedirects` and `trust` never change.
     private let challenged = Locked<[Int: HTTPURLResponse]>([:])
-    private let refused = Locked<[Int: RedirectRefused]>([:])
+    /// Why the delegate ended a task: a refused redirect (``RedirectRefused``) or a refused
+    /// server (``PinningFailure``).
+    private let refused = Locked<[Int: any Error]>([:])
     private let exchanges = Locked<[Int: Exchange]>([:])
     private let downloads = Locked<[Int: Download]>([:])
     private let allowsInsecureRedirects: Bool
+    /// Enforces a trust policy other than `.system` (Apple platforms only).
+    private let trust: ServerTrustEvaluator?
 
-    init(allowsInsecureRedirects: Bool) {
+    init(allowsInsecureRedirects: Bool, trust: ServerTrustEvaluator?) {
         self.allowsInsecureRedirects = allowsInsecureRedirects
+        self.trust = trust
     }
 
-    func takeRefusedRedirect(for identifier: Int) -> RedirectRefused? {
+    func takeFailure(for identifier: Int) -> (any Error)? {
         refused.withLock { $0.removeValue(forKey: identifier) }
     }
 
@@ -397,9 +426,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessio
         }
     }
 
-    /// The error a task ends with when its redirect was refused, else `error`.
+    /// The error a task ends with when the delegate refused its redirect or server, else `error`.
     private func outcome(of task: URLSessionTask, _ error: (any Error)?) -> (any Error)? {
-        takeRefusedRedirect(for: task.taskIdentifier).map { LeashError.transport($0) } ?? error
+        takeFailure(for: task.taskIdentifier).map { LeashError.transport($0) } ?? error
     }
 
     func takeChallengedResponse(for identifier: Int) -> HTTPURLResponse? {
@@ -482,9 +511,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessio
 
     #if !canImport(Darwin)
         // Apple's URLSession returns the 401 itself when no credential is offered, so the
-        // delegate answers challenges on Linux only. swift-corelibs-foundation waits forever for
-        // a credential: declining ends the task with URLError(.cancelled), and the response is
-        // remembered so send() returns it instead.
+        // delegate answers authentication challenges on Linux only. swift-corelibs-foundation
+        // waits forever for a credential: declining ends the task with URLError(.cancelled), and
+        // the response is remembered so send() returns it instead.
         func urlSession(
             _ session: URLSession,
             task: URLSessionTask,
@@ -496,6 +525,31 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessio
                 completionHandler(.rejectProtectionSpace, nil)
             } else {
                 completionHandler(.performDefaultHandling, nil)
+            }
+        }
+    #elseif canImport(Security)
+        // Apple platforms: with no session-level handler, server-trust challenges come here too.
+        // The trust policy decides those; every other challenge gets URLSession's default
+        // handling, which returns a 401 as a response.
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            let space = challenge.protectionSpace
+            guard let trust, space.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+                let serverTrust = space.serverTrust
+            else {
+                completionHandler(.performDefaultHandling, nil)
+                return
+            }
+            do {
+                try trust.evaluate(serverTrust, host: space.host)
+                completionHandler(.useCredential, URLCredential(trust: serverTrust))
+            } catch {
+                refused.withLock { $0[task.taskIdentifier] = error }
+                completionHandler(.cancelAuthenticationChallenge, nil)
             }
         }
     #endif
