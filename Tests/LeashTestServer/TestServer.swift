@@ -353,7 +353,7 @@ public struct TestCertificate: Sendable {
         try OpenSSL.run([
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-keyout", key, "-out", cert, "-outform", "DER", "-days", "2", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-addext", "extendedKeyUsage=serverAuth",
         ])
         return TestCertificate(
             der: try Data(contentsOf: URL(fileURLWithPath: cert)),

@@ -14,8 +14,13 @@
                 guard anchors.count == certificates.count else {
                     throw PinningFailure(policy: policy, host: host, reason: "a pinned certificate is not DER")
                 }
-                SecTrustSetAnchorCertificates(trust, anchors as CFArray)
-                SecTrustSetAnchorCertificatesOnly(trust, true)
+                // Unchecked, a failure here would leave the system's roots in place: fail closed.
+                guard SecTrustSetAnchorCertificates(trust, anchors as CFArray) == errSecSuccess,
+                    SecTrustSetAnchorCertificatesOnly(trust, true) == errSecSuccess
+                else {
+                    throw PinningFailure(
+                        policy: policy, host: host, reason: "the pinned certificates cannot be set as anchors")
+                }
             }
             // The platform's evaluation first: signatures, dates and the host name.
             var error: CFError?

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Security)
+    import Security
+#endif
+
 /// The server's certificate chain did not satisfy the transport's ``TrustPolicy``.
 ///
 /// It comes wrapped in ``LeashError/transport(_:)``, and its description names the policy, the
@@ -117,6 +121,13 @@ package final class ServerTrustEvaluator: Sendable {
             guard !certificates.isEmpty else {
                 throw LeashError.invalidConfiguration("pinnedCertificates needs at least one certificate")
             }
+            #if canImport(Security)
+                // As AsyncHTTPClientTransport does: a certificate that is not DER fails here, not
+                // at the first connection.
+                guard certificates.allSatisfy({ SecCertificateCreateWithData(nil, $0 as CFData) != nil }) else {
+                    throw LeashError.invalidConfiguration("a pinned certificate is not a DER certificate")
+                }
+            #endif
             pins = [:]
         case .pinnedPublicKeys(let byHost):
             var pins: [String: Set<String>] = [:]

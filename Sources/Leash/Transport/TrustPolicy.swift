@@ -33,6 +33,10 @@ public enum TrustPolicy: Sendable, Hashable {
     case system
     /// Trust only chains that end in one of these certificates (DER), such as your own CA or a
     /// self-signed server certificate.
+    ///
+    /// The platform's other rules still apply. On Apple platforms the server certificate needs
+    /// its name in the Subject Alternative Name, the `serverAuth` extended key usage and a
+    /// validity of at most 825 days, even under an anchor of your own.
     case pinnedCertificates([Data])
     /// Per host, the base64 SHA-256 digests of the accepted Subject Public Key Info (DER); the
     /// chain must also pass the platform's evaluation.
